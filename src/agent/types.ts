@@ -1,0 +1,65 @@
+import type { ToolCall, Usage } from "../model/types.js";
+import type { Risk } from "../tools/tool.js";
+
+export type AgentStopReason = "answered" | "abstained" | "step_limit" | "aborted" | "awaiting_approval" | "error";
+
+/** One executed (or refused) tool call, as the outcome reports it. */
+export interface CallRecord {
+  call: ToolCall;
+  risk: Risk | undefined;
+  /** "ok": ran; "error": ran and failed or could not run; "declined": the user or a rule said no; "skipped": never ran. */
+  status: "ok" | "error" | "declined" | "skipped";
+  result?: unknown;
+  error?: { code: string; message: string };
+  durationMs: number;
+  step: number;
+}
+
+export interface ApprovalRequest {
+  /** Stable id of the request within the run. */
+  id: string;
+  call: ToolCall;
+  risk: Risk;
+  /** What will happen, in words ("will send to frank@… the text …"). */
+  preview: string;
+  /** Why it needs approval ("send needs approval", "the address comes from a web page"). */
+  reason: string;
+}
+
+export type ApprovalScope = "once" | "session" | "always";
+
+export interface ApprovalDecision {
+  requestId: string;
+  approved: boolean;
+  scope?: ApprovalScope;
+}
+
+export type AgentEvent =
+  | { type: "step"; step: number }
+  | { type: "text-delta"; text: string }
+  | { type: "thought-delta"; text: string }
+  | { type: "tool-call"; call: ToolCall; risk: Risk | undefined; step: number }
+  | { type: "tool-result"; call: ToolCall; result: unknown; durationMs: number }
+  | { type: "tool-error"; call: ToolCall; error: { code: string; message: string }; durationMs: number }
+  | { type: "approval-request"; request: ApprovalRequest }
+  | { type: "done"; outcome: AgentOutcome };
+
+export interface AgentOutcome {
+  runId: string;
+  sessionId: string;
+  stopReason: AgentStopReason;
+  /** The final words of the model (also the abstention text). */
+  answer: string;
+  calls: CallRecord[];
+  usage: Usage;
+  /** Model turns in this run. */
+  steps: number;
+  durationMs: number;
+  pendingApprovals: ApprovalRequest[];
+  error?: { code: string; message: string };
+}
+
+export interface AgentRun extends AsyncIterable<AgentEvent> {
+  readonly runId: string;
+  readonly outcome: Promise<AgentOutcome>;
+}

@@ -1,0 +1,45 @@
+import type { Tool } from "../tools/tool.js";
+import type { Migration, StoreTransaction } from "../store/store.js";
+
+/** The six groups of the product brief; "other" is for multi-app or uncategorised work. */
+export const APP_GROUPS = ["device", "work", "messages", "finding", "life", "errands"] as const;
+export type AppGroup = (typeof APP_GROUPS)[number];
+
+export const APP_GROUP_TITLES: Record<AppGroup, string> = {
+  device: "Your phone and computer",
+  work: "Work",
+  messages: "Messages",
+  finding: "Finding things out",
+  life: "Daily life and media",
+  errands: "Errands",
+};
+
+/** What `botpsy apps show <app>` prints. */
+export interface AppView {
+  /** For a person: short, readable, as the app itself would show it. */
+  text: string;
+  /** For machines (`--json`). */
+  data: unknown;
+}
+
+/** What an app may need at runtime beyond the store. */
+export interface AppEnvironment {
+  /** BOTPSY_HOME of the profile (the files app keeps its sandbox under it). */
+  home: string;
+  /** Optional providers the user configured (web search URL, weather URL, RSS feeds). */
+  providers: Record<string, string | undefined>;
+}
+
+export interface App {
+  /** Short lower-case id: `alarms`, `calendar`, `car`… Records are stored under it. */
+  name: string;
+  group: AppGroup;
+  title: string;
+  description: string;
+  tools: Tool[];
+  /** Extra SQL this app needs beyond journaled records (rarely needed). */
+  migrations?: Migration[];
+  /** Fill the app with the deterministic demo persona's data. */
+  seed?(tx: StoreTransaction, environment: AppEnvironment): void;
+  view(tx: StoreTransaction, environment: AppEnvironment): AppView;
+}

@@ -1,0 +1,148 @@
+import * as chrono from "chrono-node";
+import { ToolError } from "../tools/tool.js";
+
+/**
+ * Dates and times as a small model writes them ("Friday", "3 pm", "tomorrow
+ * morning", "2026-12-04 15:00") normalised against the profile's clock and time
+ * zone. Results are local wall-clock values in that zone, plus the instant.
+ */
+export interface When {
+  /** YYYY-MM-DD in the profile's zone. */
+  date: string;
+  /** HH:MM (24 h) in the profile's zone; undefined when the text named no time. */
+  time: string | undefined;
+  /** The instant, ISO 8601 UTC (midnight local when no time was named). */
+  iso: string;
+}
+
+export interface Clock {
+  now: Date;
+  timeZone: string;
+}
+
+/** The wall-clock parts of `instant` in `timeZone`. */
+export function zonedParts(instant: Date, timeZone: string): {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  weekday: number;
+} {
+  const format = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    hourCycle: "h23",
+    weekday: "short",
+  });
+  const parts = Object.fromEntries(format.formatToParts(instant).map((part) => [part.type, part.value]));
+  const weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+  return {
+    year: Number(parts.year),
+    month: Number(parts.month),
+    day: Number(parts.day),
+    hour: Number(parts.hour),
+    minute: Number(parts.minute),
+    weekday: weekdays.indexOf(parts.weekday ?? "Sun"),
+  };
+}
+
+/** Minutes to add to UTC to get wall-clock time in `timeZone` at `instant`. */
+export function zoneOffsetMinutes(instant: Date, timeZone: string): number {
+  const p = zonedParts(instant, timeZone);
+  const asUtc = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute);
+  return Math.round((asUtc - Math.floor(instant.getTime() / 60000) * 60000) / 60000);
+}
+
+/** The instant at which the wall clock in `timeZone` shows the given local date and time. */
+export function instantOf(date: string, time: string, timeZone: string): Date {
+  const [year, month, day] = date.split("-").map(Number) as [number, number, number];
+  const [hour, minute] = time.split(":").map(Number) as [number, number];
+  const guess = new Date(Date.UTC(year, month - 1, day, hour, minute));
+  const offset = zoneOffsetMinutes(guess, timeZone);
+  const first = new Date(guess.getTime() - offset * 60000);
+  const corrected = zoneOffsetMinutes(first, timeZone);
+  return corrected === offset ? first : new Date(guess.getTime() - corrected * 60000);
+}
+
+export function formatDate(p: { year: number; month: number; day: number }): string {
+  return `${p.year}-${String(p.month).padStart(2, "0")}-${String(p.day).padStart(2, "0")}`;
+}
+
+export function formatTime(p: { hour: number; minute: number }): string {
+  return `${String(p.hour).padStart(2, "0")}:${String(p.minute).padStart(2, "0")}`;
+}
+
+/** Today's local date in the profile's zone. */
+export function today(clock: Clock): string {
+  return formatDate(zonedParts(clock.now, clock.timeZone));
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const HH_MM = /^([01]?\d|2[0-3]):([0-5]\d)$/;
+const BARE_HOUR = /^([01]?\d|2[0-3])$/;
+
+/**
+ * Parse a date and/or time. Throws a ToolError that says what form to use
+ * when nothing can be read from the text. A date with no day ("3 pm") means
+ * the next such time from now; a weekday means the next one (today counts
+ * when the time is still ahead).
+ */
+export function parseWhen(text: string, clock: Clock, field = "when"): When {
+  const trimmed = text.trim();
+  if (trimmed === "") {
+    throw new ToolError("invalid_date", `${field} is empty. Give a date or time such as "2026-12-04 15:00", "Friday 3 pm" or "tomorrow".`);
+  }
+  if (ISO_DATE.test(trimmed)) return { date: trimmed, time: undefined, iso: instantOf(trimmed, "00:00", clock.timeZone).toISOString() };
+  const hhmm = HH_MM.exec(trimmed) ?? BARE_HOUR.exec(trimmed);
+  const local = zonedParts(clock.now, clock.timeZone);
+  // chrono reads a reference expressed as a "local" Date: shift the clock so the
+  // process zone does not matter.
+  const reference = new Date(local.year, local.month - 1, local.day, local.hour, local.minute);
+  if (hhmm) {
+    return nextAt(reference, Number(hhmm[1]), Number(hhmm[2] ?? 0), clock);
+  }
+  const results = chrono.parse(trimmed, { instant: reference }, { forwardDate: true });
+  const first = results[0];
+  if (!first) {
+    throw new ToolError(
+      "invalid_date",
+      `Could not read a date or time from ${field}="${text}". Use a form such as "2026-12-04 15:00", "Friday 3 pm", "tomorrow morning" or "in 2 hours".`,
+    );
+  }
+  const start = first.start;
+  let hour = start.isCertain("hour") ? start.get("hour") ?? 0 : undefined;
+  let minute = start.isCertain("minute") ? start.get("minute") ?? 0 : hour === undefined ? undefined : 0;
+  if (hour === undefined && /\bmorning\b/i.test(trimmed)) [hour, minute] = [9, 0];
+  if (hour === undefined && /\bafternoon\b/i.test(trimmed)) [hour, minute] = [15, 0];
+  if (hour === undefined && /\bevening\b/i.test(trimmed)) [hour, minute] = [19, 0];
+  if (hour === undefined && /\b(tonight|night)\b/i.test(trimmed)) [hour, minute] = [21, 0];
+  if (hour === undefined && /\bnoon\b/i.test(trimmed)) [hour, minute] = [12, 0];
+  const dateNamed = start.isCertain("day") || start.isCertain("weekday") || start.isCertain("month");
+  if (!dateNamed && hour !== undefined) return nextAt(reference, hour, minute ?? 0, clock);
+  const parsed = start.date();
+  const date = formatDate({ year: parsed.getFullYear(), month: parsed.getMonth() + 1, day: parsed.getDate() });
+  const time = hour === undefined ? undefined : formatTime({ hour, minute: minute ?? 0 });
+  return { date, time, iso: instantOf(date, time ?? "00:00", clock.timeZone).toISOString() };
+}
+
+function nextAt(reference: Date, hour: number, minute: number, clock: Clock): When {
+  const candidate = new Date(reference.getFullYear(), reference.getMonth(), reference.getDate(), hour, minute);
+  if (candidate.getTime() <= reference.getTime()) candidate.setDate(candidate.getDate() + 1);
+  const date = formatDate({ year: candidate.getFullYear(), month: candidate.getMonth() + 1, day: candidate.getDate() });
+  const time = formatTime({ hour, minute });
+  return { date, time, iso: instantOf(date, time, clock.timeZone).toISOString() };
+}
+
+/** Parse a time of day alone ("7", "7:30", "3 pm", "15:00") into HH:MM. */
+export function parseTimeOfDay(text: string, clock: Clock, field = "time"): string {
+  const when = parseWhen(text, clock, field);
+  if (when.time === undefined) {
+    throw new ToolError("invalid_time", `${field}="${text}" names no time of day. Use a form such as "07:00" or "7 am".`);
+  }
+  return when.time;
+}

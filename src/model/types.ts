@@ -1,0 +1,121 @@
+/** JSON Schema as tools describe their parameters (the subset botpsy understands is in `tools/json-schema.ts`). */
+export type JsonSchema = { [key: string]: unknown };
+
+export interface ToolCall {
+  /** Unique within a conversation; backends invent one when the format has none. */
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** What the model is told about a tool: no code, only the contract. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+export type ChatMessage =
+  | { role: "system"; content: string }
+  | { role: "user"; content: string }
+  | { role: "assistant"; content: string; thoughts?: string; toolCalls?: ToolCall[] }
+  | { role: "tool"; toolCallId: string; name: string; content: string };
+
+export type ToolChoice = "auto" | "required" | "none" | { name: string };
+
+/** `off`: no reasoning segment; `on`: the model may think freely; `{ budget }`: at most that many thought tokens. */
+export type Thinking = "off" | "on" | { budget: number };
+
+export interface GenerateOptions {
+  /** Default 0 (greedy): small models call tools far more reliably so. */
+  temperature?: number;
+  /** Default 1. Fixed so that a run can be repeated exactly. */
+  seed?: number;
+  topP?: number;
+  topK?: number;
+  /** Default 512. */
+  maxTokens?: number;
+  /** Default "off". */
+  thinking?: Thinking;
+  /** Default "auto". */
+  toolChoice?: ToolChoice;
+  /** Allow several tool calls in one assistant turn. Default true. */
+  parallelToolCalls?: boolean;
+  signal?: AbortSignal;
+  /**
+   * Names the conversation this request continues. A backend that keeps
+   * evaluated context (llama) reuses it, so turn N+1 only evaluates new tokens.
+   */
+  conversationId?: string;
+}
+
+export interface GenerateRequest extends GenerateOptions {
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+}
+
+export interface Usage {
+  /** Every prompt token of this request, cached or not. */
+  promptTokens: number;
+  /** Prompt tokens that were already evaluated and reused from a cache. */
+  cachedPromptTokens: number;
+  /** Tokens the model produced (text, thoughts and tool calls). */
+  outputTokens: number;
+  /** The part of `outputTokens` spent on thoughts. */
+  reasoningTokens: number;
+}
+
+export interface Timings {
+  totalMs: number;
+  /** Until the first output token (text, thought or call). */
+  timeToFirstTokenMs: number;
+  /** Output tokens per second over the generation phase. */
+  outputTokensPerSecond: number;
+  /** Prompt tokens evaluated per second (cached ones excluded). */
+  promptTokensPerSecond: number;
+}
+
+export type StopReason = "stop" | "tool-calls" | "max-tokens" | "aborted";
+
+export type ModelEvent =
+  | { type: "text-delta"; text: string }
+  | { type: "thought-delta"; text: string }
+  | { type: "tool-call"; call: ToolCall }
+  | { type: "usage"; usage: Usage }
+  | { type: "done"; stopReason: StopReason };
+
+export interface GenerateResult {
+  text: string;
+  thoughts: string;
+  toolCalls: ToolCall[];
+  usage: Usage;
+  timings: Timings;
+  stopReason: StopReason;
+}
+
+/** A running generation: iterate it for events, or await `result` (or both). */
+export interface Generation extends AsyncIterable<ModelEvent> {
+  readonly result: Promise<GenerateResult>;
+}
+
+export interface ChatModel {
+  /** A stable name for reports: catalog id, file name or remote model name. */
+  readonly id: string;
+  generate(request: GenerateRequest): Generation;
+  /** Forget a conversation's cached context. */
+  endConversation?(conversationId: string): void;
+  dispose(): Promise<void>;
+}
+
+export function emptyUsage(): Usage {
+  return { promptTokens: 0, cachedPromptTokens: 0, outputTokens: 0, reasoningTokens: 0 };
+}
+
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    cachedPromptTokens: a.cachedPromptTokens + b.cachedPromptTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    reasoningTokens: a.reasoningTokens + b.reasoningTokens,
+  };
+}
