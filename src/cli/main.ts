@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+import { Command } from "commander";
+import { BotpsyError } from "../errors.js";
+import { botpsyVersion } from "../version.js";
+// Each command lives in its own module under commands/ and registers itself here.
+// COMMANDS-IMPORTS (keep one import per line; add yours below)
+// COMMANDS-IMPORTS-END
+
+
+export function createProgram(): Command {
+  const program = new Command();
+  program
+    .name("botpsy")
+    .description("An on-device personal agent: a small language model that acts for you through local apps.")
+    .version(botpsyVersion())
+    .showHelpAfterError();
+  // COMMANDS-REGISTER (keep one call per line; add yours below)
+  // COMMANDS-REGISTER-END
+  return program;
+}
+
+async function main(): Promise<void> {
+  try {
+    await createProgram().parseAsync(process.argv);
+  } catch (error) {
+    if (error instanceof BotpsyError) {
+      process.stderr.write(`botpsy: ${error.message} [${error.code}]\n`);
+      process.exitCode = 2;
+      return;
+    }
+    process.stderr.write(`botpsy: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 70;
+  }
+}
+
+await main();
