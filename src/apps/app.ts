@@ -28,6 +28,10 @@ export interface AppEnvironment {
   home: string;
   /** Optional providers the user configured (web search URL, weather URL, RSS feeds). */
   providers: Record<string, string | undefined>;
+  /** The profile's clock: fixed for evaluation and demos that must repeat, the system clock otherwise. */
+  now(): Date;
+  /** The profile's IANA time zone. */
+  timeZone: string;
 }
 
 export interface App {

@@ -1,0 +1,4 @@
+import type { App } from "../app.js";
+
+/** The apps of the "device" group. */
+export const deviceApps: App[] = [];
