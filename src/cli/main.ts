@@ -4,6 +4,9 @@ import { BotpsyError } from "../errors.js";
 import { botpsyVersion } from "../version.js";
 // Each command lives in its own module under commands/ and registers itself here.
 // COMMANDS-IMPORTS (keep one import per line; add yours below)
+import { registerAppsCommand } from "./commands/apps.js";
+import { registerProfileCommand } from "./commands/profile.js";
+import { registerUndoCommand } from "./commands/undo.js";
 // COMMANDS-IMPORTS-END
 
 
@@ -15,6 +18,9 @@ export function createProgram(): Command {
     .version(botpsyVersion())
     .showHelpAfterError();
   // COMMANDS-REGISTER (keep one call per line; add yours below)
+  registerAppsCommand(program);
+  registerProfileCommand(program);
+  registerUndoCommand(program);
   // COMMANDS-REGISTER-END
   return program;
 }
