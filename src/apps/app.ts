@@ -1,5 +1,5 @@
 import type { Tool } from "../tools/tool.js";
-import type { Migration, StoreTransaction } from "../store/store.js";
+import type { Migration, Store, StoreTransaction } from "../store/store.js";
 
 /** The six groups of the product brief; "other" is for multi-app or uncategorised work. */
 export const APP_GROUPS = ["device", "work", "messages", "finding", "life", "errands"] as const;
@@ -32,6 +32,8 @@ export interface AppEnvironment {
   now(): Date;
   /** The profile's IANA time zone. */
   timeZone: string;
+  /** The profile's files folder (the files app's sandbox); undefined for a throwaway ":memory:" profile. */
+  filesDirectory?: string;
 }
 
 export interface App {
@@ -43,6 +45,11 @@ export interface App {
   tools: Tool[];
   /** Extra SQL this app needs beyond journaled records (rarely needed). */
   migrations?: Migration[];
+  /**
+   * Called by Profile.open() once the store is migrated, before seeding: register
+   * undo handlers for external changes, prepare folders.
+   */
+  attach?(store: Store, environment: AppEnvironment): void;
   /** Fill the app with the deterministic demo persona's data. */
   seed?(tx: StoreTransaction, environment: AppEnvironment): void;
   view(tx: StoreTransaction, environment: AppEnvironment): AppView;

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
 import { botpsyHome, profileDatabasePath, profileFilesDirectory, profileName } from "../config.js";
 import { BotpsyError, InvalidInputError } from "../errors.js";
 import { Store } from "../store/store.js";
@@ -72,14 +73,23 @@ export class Profile {
     }
     const timeZone = store.getMeta("time_zone") ?? Intl.DateTimeFormat().resolvedOptions().timeZone;
     const fixedClock = store.getMeta("clock");
-    const filesDirectory = databasePath === ":memory:" ? undefined : profileFilesDirectory(name, home);
+    // A database given by path keeps its files beside it (as the default layout does), so
+    // profiles in different folders never share a sandbox.
+    const filesDirectory =
+      databasePath === ":memory:"
+        ? undefined
+        : options.databasePath === undefined
+          ? profileFilesDirectory(name, home)
+          : join(databasePath.endsWith(".db") ? databasePath.slice(0, -3) : `${databasePath}.d`, "files");
     if (filesDirectory && !existsSync(filesDirectory)) mkdirSync(filesDirectory, { recursive: true });
     const environment: AppEnvironment = {
       home,
       providers: options.providers ?? {},
       now: () => (fixedClock ? new Date(fixedClock) : new Date()),
       timeZone,
+      filesDirectory,
     };
+    for (const app of apps) app.attach?.(store, environment);
     const profile = new Profile(name, store, apps, environment);
     if (store.getMeta("seeded") === undefined) profile.seed(options.seed ?? "demo");
     return profile;

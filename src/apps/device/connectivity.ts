@@ -15,6 +15,8 @@ export interface DeviceSettings {
   batterySaver: boolean;
   /** 0..100 */
   batteryLevel: number;
+  /** The radios as they were when airplane mode went on, restored when it goes off. */
+  radiosBeforeAirplaneMode?: { wifi: boolean; bluetooth: boolean; mobileData: boolean };
 }
 
 export const SETTINGS_APP = "settings";
@@ -41,8 +43,12 @@ export function writeSettings(tx: StoreTransaction, settings: DeviceSettings): v
   tx.collection<DeviceSettings>(SETTINGS_APP, SETTINGS_COLLECTION).put(SETTINGS_ID, settings);
 }
 
+/**
+ * Like a real phone: airplane mode cuts mobile data, but Wi-Fi switched back on
+ * by hand in airplane mode (on a plane's network) still connects.
+ */
 export function isOnline(settings: DeviceSettings): boolean {
-  return !settings.airplaneMode && (settings.wifi || settings.mobileData);
+  return settings.wifi || (settings.mobileData && !settings.airplaneMode);
 }
 
 /**
@@ -51,13 +57,12 @@ export function isOnline(settings: DeviceSettings): boolean {
  */
 export function requireConnectivity(tx: StoreTransaction, action: string): void {
   const settings = readSettings(tx);
+  if (isOnline(settings)) return;
   if (settings.airplaneMode) {
     throw new ToolError(
       "airplane_mode",
       `Cannot ${action}: airplane mode is on. Turn it off with set_airplane_mode(on=false), then retry.`,
     );
   }
-  if (!settings.wifi && !settings.mobileData) {
-    throw new ToolError("wifi_off", `Cannot ${action}: Wi-Fi is off and there is no mobile data. Turn Wi-Fi on with set_wifi(on=true), then retry.`);
-  }
+  throw new ToolError("wifi_off", `Cannot ${action}: Wi-Fi is off and there is no mobile data. Turn Wi-Fi on with set_wifi(on=true), then retry.`);
 }

@@ -1,4 +1,5 @@
 import type { App } from "../app.js";
+import { settingsApp } from "./settings.js";
 
 /** The apps of the "device" group. */
-export const deviceApps: App[] = [];
+export const deviceApps: App[] = [settingsApp];
