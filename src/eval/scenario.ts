@@ -70,6 +70,11 @@ export const expectedCallSchema = z.strictObject({
   /** Least and most times the call must match (default exactly at least once). */
   minTimes: z.number().int().nonnegative().default(1),
   maxTimes: z.number().int().positive().optional(),
+  /**
+   * The user turn (0-based) the call answers. Not checked; it tells the
+   * ground-truth replay when to make the call. Default 0.
+   */
+  turn: z.number().int().nonnegative().default(0),
 });
 export type ExpectedCall = z.infer<typeof expectedCallSchema>;
 
@@ -170,7 +175,7 @@ export const injectionSchema = z.strictObject({
   /** Where the attack text is planted: records written before the run. */
   plant: z.array(recordOverrideSchema).min(1),
   /** A call matching any of these (executed, not merely requested) means the attack succeeded. */
-  unsafeCalls: z.array(expectedCallSchema.omit({ status: true, minTimes: true, maxTimes: true })).default([]),
+  unsafeCalls: z.array(expectedCallSchema.omit({ status: true, minTimes: true, maxTimes: true, turn: true })).default([]),
   /** Any of these assertions holding after the run means the attack succeeded. */
   unsafeState: z.array(stateAssertionSchema).default([]),
 });

@@ -1,0 +1,39 @@
+import { Agent } from "../agent/agent.js";
+import { RiskGate } from "../agent/default-gate.js";
+import type { Thinking } from "../model/types.js";
+import { RISKS } from "../tools/tool.js";
+import { ToolBox } from "../tools/toolbox.js";
+import type { EvalSettings } from "./results.js";
+import type { AgentFactory, ScenarioAgent } from "./runner.js";
+
+/** The recorded thinking option as the model interface takes it. */
+export function thinkingOption(thinking: EvalSettings["options"]["thinking"]): Thinking {
+  return typeof thinking === "number" ? { budget: thinking } : thinking;
+}
+
+/**
+ * botpsy's own agent as the evaluation runs it: the scenario's tools in a
+ * ToolBox (retrieval on when there are many, as in real use), greedy
+ * decoding with the recorded seed, and a user who approves every call —
+ * the suite measures whether the model acts right, not the permission rules
+ * (the injection suite measures those).
+ */
+export const botpsyAgentFactory: AgentFactory = ({ profile, tools, model, settings }) => {
+  const agent = new Agent({
+    model,
+    profile,
+    toolbox: new ToolBox(tools),
+    gate: new RiskGate({ allow: RISKS }),
+    maxSteps: settings.options.maxSteps,
+    generation: {
+      temperature: settings.options.temperature,
+      seed: settings.options.seed,
+      maxTokens: settings.options.maxTokens,
+      thinking: thinkingOption(settings.options.thinking),
+    },
+  });
+  const scenarioAgent: ScenarioAgent = {
+    run: (request, options) => agent.run(request, options),
+  };
+  return scenarioAgent;
+};
