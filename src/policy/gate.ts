@@ -19,6 +19,12 @@ export interface PolicyGateOptions {
    * side-effecting calls ask even when a rule allows them.
    */
   flaggedSources?: (sessionId: string | undefined) => readonly string[];
+  /**
+   * Escalate side-effecting calls whose arguments come from untrusted content
+   * (and calls in sessions the guard flagged). Default true; off only to
+   * measure what the defenses are worth.
+   */
+  checkProvenance?: boolean;
   /** Called with every verdict (the safety layer writes it to the audit log). */
   onVerdict?: (input: GateInput, verdict: DetailedVerdict) => void;
 }
@@ -71,7 +77,7 @@ export class PolicyGate implements PermissionGate {
     let reason = policy.reason;
     let rule = policy.rule;
     let tainted: TaintFinding[] = [];
-    if (SIDE_EFFECTING_RISKS.includes(input.risk)) {
+    if (this.options.checkProvenance !== false && SIDE_EFFECTING_RISKS.includes(input.risk)) {
       const tracker = this.options.provenance?.(input.sessionId);
       const untrusted = [...input.untrustedContent, ...(tracker?.untrusted() ?? [])];
       const trusted = tracker?.all().flatMap((entry) => (entry.origin.kind === "trusted-tool" ? [entry.text] : [])) ?? [];
