@@ -7,6 +7,7 @@ import { botpsyVersion } from "../version.js";
 import { registerAppsCommand } from "./commands/apps.js";
 import { registerProfileCommand } from "./commands/profile.js";
 import { registerUndoCommand } from "./commands/undo.js";
+import { registerEvalCommand } from "./commands/eval.js";
 // COMMANDS-IMPORTS-END
 
 
@@ -21,6 +22,7 @@ export function createProgram(): Command {
   registerAppsCommand(program);
   registerProfileCommand(program);
   registerUndoCommand(program);
+  registerEvalCommand(program);
   // COMMANDS-REGISTER-END
   return program;
 }
