@@ -24,7 +24,7 @@ export interface TaintFinding {
 
 /** Argument names whose whole value is a target or payload worth tracing (recipients, amounts, paths, links). */
 const TARGET_KEY =
-  /^(to|cc|bcc|recipients?|contacts?|address(es)?|emails?|phones?|numbers?|phone_number|chat|conversation|thread|account|account_id|iban|payee|beneficiary|merchant|url|urls|link|links|path|paths|file|files|destination|target|amount|price|total|sum|card|card_id|payment_method|name)$/i;
+  /^(to|cc|bcc|recipients?|contacts?|address(es)?|emails?|phones?|numbers?|phone_number|chat|conversation|thread|\w*account\w*|to_\w+|iban|payee|beneficiary|merchant|url|urls|link|links|path|paths|file|files|destination|target|amount|price|total|sum|card|card_id|payment_method|name)$/i;
 const AMOUNT_KEY = /^(amount|price|total|sum|value|quantity)$/i;
 
 const EMAIL = /[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}/gi;
@@ -58,6 +58,7 @@ const CONTAINS_EMAIL = /[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}/i;
 
 function kindOf(value: string, key: string): string {
   if (CONTAINS_EMAIL.test(value)) return "address";
+  if (/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(value.replace(/\s/g, ""))) return "account number";
   if (/^https?:\/\//i.test(value) || /^www\./i.test(value)) return "link";
   if (AMOUNT_KEY.test(key)) return "amount";
   if (/^\+?[\d\s().-]{7,}$/.test(value)) return "number";
@@ -85,6 +86,10 @@ export function extractCandidates(args: unknown, path = ""): Candidate[] {
     if (typeof value !== "string") return;
     const trimmed = value.trim();
     if (TARGET_KEY.test(key) && trimmed.length >= 3) candidates.push({ argument: at, value: trimmed, kind: kindOf(trimmed, key) });
+    if (/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(trimmed)) {
+      candidates.push({ argument: at, value: trimmed, kind: "account number" });
+      return;
+    }
     // Links, addresses and numbers hidden inside a payload (a message body) count too.
     for (const [pattern, kind] of [
       [EMAIL, "address"],
