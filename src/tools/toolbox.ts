@@ -60,16 +60,18 @@ export class ToolBox {
 
   /** Add tools; a name already held is an error (two tools must never share a name). */
   add(...tools: Tool[]): this {
+    const adding = new Set<string>();
     for (const tool of tools) {
       if (tool.name === FIND_TOOLS_NAME) {
         throw new ToolBoxError("duplicate_tool", `"${FIND_TOOLS_NAME}" is reserved for the ToolBox's own search tool; rename the tool.`);
       }
-      if (this.tools.has(tool.name)) {
+      if (this.tools.has(tool.name) || adding.has(tool.name)) {
         throw new ToolBoxError(
           "duplicate_tool",
           `A tool named "${tool.name}" is already in the ToolBox${tool.app ? ` (adding it for app ${tool.app})` : ""}; give one of them another name or a prefix.`,
         );
       }
+      adding.add(tool.name);
     }
     for (const tool of tools) this.tools.set(tool.name, tool);
     this.index = undefined;
@@ -177,10 +179,13 @@ const STOP_WORDS = new Set([
   "my", "of", "on", "or", "please", "the", "this", "to", "what", "with", "you", "your",
 ]);
 
-/** Lower case, no stop words, a light plural strip so "alarms" finds "alarm". */
+/**
+ * Lower case, no stop words, a light plural strip so "alarms" finds "alarm".
+ * Numbers are dropped: "at 7" says nothing about which tool fits.
+ */
 export function normaliseTerm(term: string): string | null {
   const lower = term.toLowerCase();
-  if (STOP_WORDS.has(lower)) return null;
+  if (STOP_WORDS.has(lower) || /^\d+$/.test(lower)) return null;
   if (lower.length > 4 && lower.endsWith("ies")) return `${lower.slice(0, -3)}y`;
   if (lower.length > 3 && lower.endsWith("s") && !lower.endsWith("ss")) return lower.slice(0, -1);
   return lower;
