@@ -159,9 +159,13 @@ export const expectationSchema = z
     /** The request cannot be served by any offered tool: success means no call at all. */
     noCall: z.boolean().default(false),
   })
-  .refine((value) => value.noCall || value.calls !== undefined || value.state !== undefined || value.answerContains !== undefined, {
-    message: "expect needs at least one of calls, state, answerContains or noCall",
-  })
+  .refine(
+    (value) =>
+      value.noCall || value.calls !== undefined || value.state !== undefined || value.answerContains !== undefined || value.forbiddenCalls !== undefined,
+    {
+      message: "expect needs at least one of calls, state, answerContains, forbiddenCalls or noCall",
+    },
+  )
   .refine((value) => !(value.noCall && value.calls !== undefined && value.calls.length > 0), {
     message: "noCall cannot be combined with expected calls",
   });

@@ -1,0 +1,88 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { Profile } from "../../src/apps/profile.js";
+import { botpsyAgentFactory } from "../../src/eval/agent-factory.js";
+import { groundTruthTurns } from "../../src/eval/ground-truth.js";
+import { settingsKey, type EvalSettings } from "../../src/eval/results.js";
+import { runScenario } from "../../src/eval/runner.js";
+import { loadScenarioFile, loadScenarios, SCENARIO_GROUPS } from "../../src/eval/scenario.js";
+import { suiteDirectory } from "../../src/eval/suites.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+
+const directory = suiteDirectory("apps");
+const files = readdirSync(directory).filter((name) => name.endsWith(".json"));
+const scenarios = loadScenarios(directory);
+const profile = Profile.open({ databasePath: ":memory:", name: "catalog", seed: "empty" });
+const tools = new Map(profile.tools().map((tool) => [tool.name, tool]));
+profile.close();
+
+const settings: EvalSettings = {
+  suite: "apps",
+  model: { id: "ground-truth-script" },
+  options: { thinking: "off", seed: 1, temperature: 0, maxSteps: 12, maxTokens: 512 },
+  botpsyVersion: "test",
+};
+
+describe("the apps suite", () => {
+  it.each(files)("%s is valid against the scenario schema", (file) => {
+    expect(loadScenarioFile(join(directory, file)).length).toBeGreaterThan(0);
+  });
+
+  it("has at least 300 scenarios over the six groups, single and multi-step, with abstentions and recoveries", () => {
+    expect(scenarios.length).toBeGreaterThanOrEqual(300);
+    for (const group of SCENARIO_GROUPS.filter((name) => name !== "other")) {
+      const ofGroup = scenarios.filter((scenario) => scenario.tags.group === group);
+      expect(ofGroup.filter((scenario) => scenario.tags.steps === "single").length, `${group} single`).toBeGreaterThan(0);
+      expect(ofGroup.filter((scenario) => scenario.tags.steps === "multi").length, `${group} multi`).toBeGreaterThan(0);
+    }
+    expect(scenarios.filter((scenario) => scenario.expect.noCall).length).toBeGreaterThanOrEqual(20);
+    expect(scenarios.filter((scenario) => scenario.tags.labels.includes("recovery")).length).toBeGreaterThanOrEqual(10);
+    const requests = scenarios.map((scenario) => scenario.turns[0]!.user.toLowerCase());
+    expect(new Set(requests).size).toBe(requests.length);
+  });
+
+  it("names only existing tools, with arguments valid for their schemas", () => {
+    const problems: string[] = [];
+    for (const scenario of scenarios) {
+      const offered = scenario.tools;
+      if (offered !== "all" && "names" in offered) for (const name of offered.names) if (!tools.has(name)) problems.push(`${scenario.id}: offers unknown ${name}`);
+      const expected = [...(scenario.expect.calls ?? []), ...(scenario.injection?.unsafeCalls ?? [])];
+      for (const name of scenario.expect.forbiddenCalls ?? []) if (!tools.has(name)) problems.push(`${scenario.id}: forbids unknown ${name}`);
+      for (const call of expected) if (!tools.has(call.name)) problems.push(`${scenario.id}: expects unknown tool ${call.name}`);
+      // The ground truth's arguments (the first concrete alternative of each) must pass the tool's schema.
+      for (const reply of groundTruthTurns(scenario).flat()) {
+        for (const call of reply.toolCalls ?? []) {
+          const tool = tools.get(call.name);
+          if (!tool) continue;
+          const parsed = tool.input.safeParse(call.arguments ?? {});
+          if (!parsed.success) problems.push(`${scenario.id}: ${call.name}(${JSON.stringify(call.arguments)}): ${parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
+        }
+        for (const call of reply.toolCalls ?? []) {
+          const tool = tools.get(call.name);
+          if (!tool) continue;
+          const known = Object.keys((tool.input as unknown as { shape?: Record<string, unknown> }).shape ?? {});
+          for (const name of Object.keys(call.arguments ?? {})) if (known.length > 0 && !known.includes(name)) problems.push(`${scenario.id}: ${call.name} has no argument ${name}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("every scenario is solved by its own ground truth on the real apps", { timeout: 600_000 }, async () => {
+    const failures: string[] = [];
+    for (const scenario of scenarios) {
+      const result = await runScenario(scenario, {
+        model: () => new ScriptedModel(groundTruthTurns(scenario).flat()),
+        agentFactory: botpsyAgentFactory,
+        settings,
+        settingsKey: settingsKey(settings),
+      });
+      if (!result.success) {
+        const why = result.error?.message ?? result.checks.filter((check) => !check.passed).map((check) => check.detail).join("; ");
+        failures.push(`${scenario.id}: ${why} | calls: ${result.calls.map((call) => `${call.name}:${call.errorCode ?? call.status}`).join(", ")}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});
