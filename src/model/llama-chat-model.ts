@@ -1,0 +1,402 @@
+import { randomUUID } from "node:crypto";
+import { existsSync, statSync } from "node:fs";
+import { basename } from "node:path";
+import {
+  LlamaChat,
+  LlamaText,
+  type ChatWrapper,
+  LlamaLogLevel,
+  getLlama,
+  readGgufFileInfo,
+  type ChatHistoryItem,
+  type ChatModelFunctions,
+  type GbnfJsonSchema,
+  type GgufFileInfo,
+  type Llama,
+  type LlamaChatResponse,
+  type LlamaContext,
+  type LlamaContextSequence,
+  type LlamaModel,
+  type LlamaTextJSON,
+  type Token,
+} from "node-llama-cpp";
+import { InvalidInputError } from "../errors.js";
+import { selectChatFormat, type ChatFormat, type ChatFormatName } from "./chat-format.js";
+import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "./errors.js";
+import { createGeneration } from "./generation.js";
+import { toLlamaHistory } from "./history.js";
+import { normalizeToolSpecs } from "./json-schema.js";
+import type {
+  ChatModel,
+  GenerateRequest,
+  GenerateResult,
+  Generation,
+  ModelEvent,
+  StopReason,
+  ToolCall,
+  ToolSpec,
+  Usage,
+} from "./types.js";
+
+export interface LlamaChatModelOptions {
+  /** Path of a GGUF file. */
+  modelPath: string;
+  /** Name for reports. Default: the file name. */
+  id?: string;
+  /** `false` runs on the CPU only. Default: a GPU when one is present. */
+  gpu?: boolean;
+  /** Tokens per conversation. Default 4096, at most the model's training context. */
+  contextSize?: number;
+  /** CPU threads. Default: what node-llama-cpp picks for the machine. */
+  threads?: number;
+  /** Conversations kept evaluated at once (context sequences). Default 2. */
+  maxConversations?: number;
+  /** Overrides the chat format read from the model's template. */
+  chatFormat?: ChatFormatName;
+}
+
+const ANONYMOUS_CONVERSATION = "";
+
+const llamaInstances = new Map<string, Promise<Llama>>();
+
+/** One llama.cpp runtime per GPU setting for the whole process: loading the bindings is slow. */
+function sharedLlama(gpu: boolean | undefined): Promise<Llama> {
+  const key = gpu === false ? "cpu" : "auto";
+  let instance = llamaInstances.get(key);
+  if (instance === undefined) {
+    instance = getLlama({ gpu: gpu === false ? false : "auto", logLevel: LlamaLogLevel.error });
+    llamaInstances.set(key, instance);
+  }
+  return instance;
+}
+
+/** Reads the GGUF header, turning unreadable files into errors that say what to do. */
+export async function readModelFileInfo(path: string): Promise<GgufFileInfo> {
+  if (!existsSync(path)) throw new ModelFileMissingError(path);
+  if (statSync(path).size === 0) throw new ModelFileCorruptError(path, "the file is empty");
+  try {
+    return await readGgufFileInfo(path, { readTensorInfo: false });
+  } catch (error) {
+    throw new ModelFileCorruptError(path, error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
+
+interface ConversationSlot {
+  sequence: LlamaContextSequence;
+  conversationId: string | undefined;
+  lastUsed: number;
+}
+
+/**
+ * A GGUF model on llama.cpp through node-llama-cpp's low-level
+ * `LlamaChat.generateResponse`: calls come back un-executed, constrained by a
+ * grammar built from the tool list on every turn.
+ *
+ * Each conversation (by `conversationId`) keeps a context sequence, so a turn
+ * only evaluates the tokens after what is already there. Requests are served
+ * one at a time in arrival order; when every sequence is taken, the least
+ * recently used conversation gives its sequence up.
+ */
+export class LlamaChatModel implements ChatModel {
+  readonly id: string;
+  readonly format: ChatFormat;
+  readonly contextSize: number;
+  private readonly slots: ConversationSlot[];
+  private readonly rawCalls = new Map<string, LlamaTextJSON>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private disposed = false;
+  private useCounter = 0;
+
+  private constructor(
+    readonly model: LlamaModel,
+    private readonly context: LlamaContext,
+    readonly fileInfo: GgufFileInfo,
+    id: string,
+    format: ChatFormat,
+  ) {
+    this.id = id;
+    this.format = format;
+    this.contextSize = context.contextSize;
+    this.slots = [];
+    for (let index = 0; index < context.totalSequences; index++) {
+      this.slots.push({ sequence: context.getSequence(), conversationId: undefined, lastUsed: 0 });
+    }
+  }
+
+  static async load(options: LlamaChatModelOptions): Promise<LlamaChatModel> {
+    const fileInfo = await readModelFileInfo(options.modelPath);
+    const llama = await sharedLlama(options.gpu);
+    let model: LlamaModel;
+    try {
+      model = await llama.loadModel({ modelPath: options.modelPath, ...(options.gpu === false ? { gpuLayers: 0 } : {}) });
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const architecture = String(fileInfo.metadata.general?.architecture ?? "unknown");
+      if (/architecture/i.test(message)) throw new UnsupportedArchitectureError(options.modelPath, architecture, { cause: error });
+      throw new ModelFileCorruptError(options.modelPath, message, { cause: error });
+    }
+    const trainedContext = model.trainContextSize;
+    const contextSize = Math.min(options.contextSize ?? 4096, trainedContext > 0 ? trainedContext : Number.MAX_SAFE_INTEGER);
+    let context: LlamaContext;
+    try {
+      context = await model.createContext({
+        contextSize,
+        sequences: Math.max(1, options.maxConversations ?? 2),
+        ...(options.threads !== undefined ? { threads: options.threads } : {}),
+      });
+    } catch (error) {
+      await model.dispose();
+      throw error;
+    }
+    const format = selectChatFormat(model, options.chatFormat);
+    return new LlamaChatModel(model, context, fileInfo, options.id ?? basename(options.modelPath), format);
+  }
+
+  generate(request: GenerateRequest): Generation {
+    return createGeneration((emit) => {
+      const run = this.queue.then(() => this.run(request, emit));
+      // The queue goes on whether this request succeeds or not.
+      this.queue = run.catch(() => undefined);
+      return run;
+    });
+  }
+
+  endConversation(conversationId: string): void {
+    const slot = this.slots.find((candidate) => candidate.conversationId === conversationId);
+    if (slot === undefined) return;
+    slot.conversationId = undefined;
+    slot.lastUsed = 0;
+    this.queue = this.queue.then(() => slot.sequence.clearHistory()).catch(() => undefined);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.queue.catch(() => undefined);
+    await this.context.dispose();
+    await this.model.dispose();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.dispose();
+  }
+
+  /** Tokens of a text under this model's tokenizer (for budgets and tests). */
+  countTokens(text: string): number {
+    return this.model.tokenize(text).length;
+  }
+
+  private slotFor(conversationId: string): ConversationSlot {
+    const owned = this.slots.find((slot) => slot.conversationId === conversationId);
+    const slot =
+      owned ??
+      this.slots.find((candidate) => candidate.conversationId === undefined) ??
+      this.slots.reduce((oldest, candidate) => (candidate.lastUsed < oldest.lastUsed ? candidate : oldest));
+    slot.conversationId = conversationId;
+    slot.lastUsed = ++this.useCounter;
+    return slot;
+  }
+
+  private async run(request: GenerateRequest, emit: (event: ModelEvent) => void): Promise<GenerateResult> {
+    if (this.disposed) throw new InvalidInputError(`Model ${this.id} was disposed; load it again before generating.`);
+    if (request.messages.length === 0) throw new InvalidInputError("A request needs at least one message.");
+    const startedAt = performance.now();
+    const signal = request.signal;
+    const tools = normalizeToolSpecs(request.tools ?? []);
+    const toolChoice = tools.length === 0 ? "none" : (request.toolChoice ?? "auto");
+    let allowed: ToolSpec[] = toolChoice === "none" ? [] : tools;
+    if (typeof toolChoice === "object") {
+      const chosen = tools.find((tool) => tool.name === toolChoice.name);
+      if (chosen === undefined) {
+        throw new InvalidInputError(
+          `Tool choice names "${toolChoice.name}", which is not among the request's tools (${tools.map((tool) => tool.name).join(", ")}).`,
+        );
+      }
+      allowed = [chosen];
+    }
+    const thinking = request.thinking ?? "off";
+    const thinkingEnabled = this.format.supportsThinking && thinking !== "off";
+    const forceCall = toolChoice === "required" || typeof toolChoice === "object";
+    const documented = toolChoice === "none" ? undefined : toFunctions(tools);
+    const functions = allowed.length > 0 ? toFunctions(allowed) : undefined;
+
+    const history: ChatHistoryItem[] = toLlamaHistory(request.messages, this.rawCalls);
+    const slot = this.slotFor(request.conversationId ?? ANONYMOUS_CONVERSATION);
+    const sequence = slot.sequence;
+    const chatWrapper = this.format.createWrapper({ thinking: thinkingEnabled, forceCall, documented });
+    const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
+
+    const promptTokenList = this.renderPrompt(chatWrapper, history, functions, forceCall);
+    const cachedPromptTokens = Math.min(commonPrefixLength(sequence.contextTokens, promptTokenList), promptTokenList.length);
+    const meterBefore = sequence.tokenMeter.getState();
+    let firstOutputAt: number | undefined;
+    let reasoningTokens = 0;
+    const markOutput = (): void => {
+      firstOutputAt ??= performance.now();
+    };
+    const calls: ToolCall[] = [];
+    // A small model under a call grammar tends to repeat its call; a repeat is
+    // never useful, so generation stops there and keeps the calls before it.
+    const stopper = new AbortController();
+    const stopSignal = signal === undefined ? stopper.signal : AbortSignal.any([signal, stopper.signal]);
+    const seenCalls = new Set<string>();
+
+    let response: LlamaChatResponse<ChatModelFunctions> | undefined;
+    try {
+      response = await chat.generateResponse(history, {
+        ...(functions !== undefined ? { functions, maxParallelFunctionCalls: request.parallelToolCalls === false ? 1 : undefined } : {}),
+        temperature: request.temperature ?? 0,
+        seed: request.seed ?? 1,
+        ...(request.topP !== undefined ? { topP: request.topP } : {}),
+        ...(request.topK !== undefined ? { topK: request.topK } : {}),
+        maxTokens: request.maxTokens ?? 512,
+        signal: stopSignal,
+        stopOnAbortSignal: true,
+        budgets: {
+          thoughtTokens: !thinkingEnabled ? 0 : typeof thinking === "object" ? thinking.budget : Infinity,
+        },
+        contextShift: {
+          strategy: ({ chatHistory, tokenizer, chatWrapper: wrapper }) => {
+            const needed = wrapper.generateContextState({ chatHistory }).contextText.tokenize(tokenizer).length;
+            throw new ContextOverflowError(needed, this.contextSize);
+          },
+        },
+        onResponseChunk: (chunk) => {
+          if (chunk.tokens.length > 0) markOutput();
+          if (chunk.text === "") return;
+          if (chunk.type === "segment") {
+            if (chunk.segmentType === "thought") {
+              reasoningTokens += chunk.tokens.length;
+              emit({ type: "thought-delta", text: chunk.text });
+            }
+            return;
+          }
+          emit({ type: "text-delta", text: chunk.text });
+        },
+        onFunctionCallParamsChunk: () => markOutput(),
+        onFunctionCall: (functionCall) => {
+          markOutput();
+          const argumentsObject = isPlainObject(functionCall.params) ? functionCall.params : {};
+          const key = `${functionCall.functionName}\u0000${JSON.stringify(argumentsObject)}`;
+          if (seenCalls.has(key)) {
+            stopper.abort(new Error("repeated tool call"));
+            return;
+          }
+          seenCalls.add(key);
+          const call: ToolCall = {
+            id: `call_${randomUUID().replaceAll("-", "").slice(0, 12)}`,
+            name: functionCall.functionName,
+            arguments: argumentsObject,
+          };
+          this.rememberRawCall(call.id, functionCall.raw);
+          calls.push(call);
+          emit({ type: "tool-call", call });
+        },
+      });
+    } catch (error) {
+      if (error instanceof ContextOverflowError) throw error;
+      if (stopSignal.aborted) {
+        response = undefined;
+      } else if (error instanceof Error && /context size is too small|context is full|too long/i.test(error.message)) {
+        throw new ContextOverflowError(promptTokenList.length, this.contextSize, { cause: error });
+      } else {
+        throw error;
+      }
+    } finally {
+      chat.dispose({ disposeSequence: false });
+    }
+
+    const finishedAt = performance.now();
+    const outputTokens = sequence.tokenMeter.diff(meterBefore).usedOutputTokens;
+    const promptTokens = promptTokenList.length;
+    const usage: Usage = { promptTokens, cachedPromptTokens, outputTokens, reasoningTokens };
+
+    const userAborted = signal?.aborted === true;
+    const stopReason: StopReason = userAborted
+      ? "aborted"
+      : calls.length > 0
+        ? "tool-calls"
+        : response === undefined || response.metadata.stopReason === "abort"
+          ? "aborted"
+          : response.metadata.stopReason === "maxTokens"
+            ? "max-tokens"
+            : "stop";
+
+    const text = response?.response ?? "";
+    const thoughts = (response?.fullResponse ?? [])
+      .map((part) => (typeof part !== "string" && part.segmentType === "thought" ? part.text : ""))
+      .join("");
+    const firstAt = firstOutputAt ?? finishedAt;
+    const generationSeconds = (finishedAt - firstAt) / 1000;
+    const promptSeconds = (firstAt - startedAt) / 1000;
+    const evaluatedPrompt = promptTokens - cachedPromptTokens;
+    emit({ type: "usage", usage });
+    emit({ type: "done", stopReason });
+    return {
+      text,
+      thoughts,
+      toolCalls: calls,
+      usage,
+      timings: {
+        totalMs: finishedAt - startedAt,
+        timeToFirstTokenMs: firstAt - startedAt,
+        outputTokensPerSecond: outputTokens > 1 && generationSeconds > 0 ? (outputTokens - 1) / generationSeconds : 0,
+        promptTokensPerSecond: promptSeconds > 0 ? evaluatedPrompt / promptSeconds : 0,
+      },
+      stopReason,
+    };
+  }
+
+  /**
+   * The prompt exactly as LlamaChat will evaluate it: the rendered history
+   * with an open model response, plus the call prefix when a call is forced.
+   * Counting it here keeps `promptTokens` and `cachedPromptTokens` honest.
+   */
+  private renderPrompt(
+    chatWrapper: ChatWrapper,
+    history: ChatHistoryItem[],
+    functions: ChatModelFunctions | undefined,
+    forceCall: boolean,
+  ): Token[] {
+    const rendered = history[history.length - 1]?.type === "model" ? history : [...history, { type: "model" as const, response: [] }];
+    const state = chatWrapper.generateContextState({ chatHistory: rendered, ...(functions !== undefined ? { availableFunctions: functions } : {}) });
+    const tokens = state.contextText.tokenize(this.model.tokenizer);
+    if (!forceCall || functions === undefined) return tokens;
+    return [...tokens, ...LlamaText(chatWrapper.settings.functions.call.prefix).tokenize(this.model.tokenizer, "trimLeadingSpace")];
+  }
+
+  private rememberRawCall(id: string, raw: LlamaTextJSON): void {
+    this.rawCalls.set(id, raw);
+    // Bounded: only recent calls can still be in a cached context.
+    if (this.rawCalls.size > 4096) {
+      const oldest = this.rawCalls.keys().next().value;
+      if (oldest !== undefined) this.rawCalls.delete(oldest);
+    }
+  }
+}
+
+function toFunctions(tools: readonly ToolSpec[]): ChatModelFunctions {
+  const functions: Record<string, { description?: string; params?: GbnfJsonSchema }> = {};
+  for (const tool of tools) {
+    const properties = tool.parameters.properties;
+    const hasParameters =
+      (typeof properties === "object" && properties !== null && Object.keys(properties).length > 0) ||
+      tool.parameters.additionalProperties !== false;
+    functions[tool.name] = {
+      description: tool.description,
+      ...(hasParameters ? { params: tool.parameters as unknown as GbnfJsonSchema } : {}),
+    };
+  }
+  return functions;
+}
+
+function commonPrefixLength(first: readonly Token[], second: readonly Token[]): number {
+  const limit = Math.min(first.length, second.length);
+  let index = 0;
+  while (index < limit && first[index] === second[index]) index++;
+  return index;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,172 @@
+import { existsSync, statSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { isAbsolute, join, resolve } from "node:path";
+import { modelsDirectory } from "../config.js";
+import type { ChatFormatName } from "./chat-format.js";
+import { MODEL_CATALOG, SMOLLM2_ID, findCatalogEntry, parseHuggingFaceReference, type CatalogEntry } from "./catalog.js";
+import { createProgressBar, partialPathFor, pullModel, type PullOptions, type PullResult } from "./download.js";
+import { ModelFileMissingError, UnknownModelError } from "./errors.js";
+import { LlamaChatModel, type LlamaChatModelOptions } from "./llama-chat-model.js";
+import { OpenAICompatibleModel, type OpenAICompatibleModelOptions } from "./openai-compatible-model.js";
+import type { ChatModel } from "./types.js";
+
+/** What a model name (catalog id, path or `hf:` reference) stands for. */
+export interface ResolvedModel {
+  /** The name as given. */
+  name: string;
+  kind: "catalog" | "hf" | "path";
+  /** Where the file is or will be. */
+  path: string;
+  present: boolean;
+  /** The catalog entry, or one made up for an `hf:` reference (no checksum known). */
+  entry?: CatalogEntry;
+}
+
+export interface ModelLocationOptions {
+  /** Default: `modelsDirectory()` under BOTPSY_HOME. */
+  directory?: string;
+  catalog?: readonly CatalogEntry[];
+}
+
+export function resolveModel(name: string, options: ModelLocationOptions = {}): ResolvedModel {
+  const directory = options.directory ?? modelsDirectory();
+  const catalog = options.catalog ?? MODEL_CATALOG;
+  const entry = findCatalogEntry(name, catalog);
+  if (entry !== undefined) {
+    const path = join(directory, entry.fileName);
+    return { name, kind: "catalog", path, present: existsSync(path), entry };
+  }
+  const reference = parseHuggingFaceReference(name);
+  if (reference !== undefined) {
+    const hfEntry: CatalogEntry = {
+      id: name,
+      title: `${reference.repository} ${reference.fileName}`,
+      fileName: reference.fileName,
+      sources: [{ kind: "url", url: reference.url }],
+      chatFormat: "native",
+      license: "see the repository",
+      parameters: "?",
+      quantization: "?",
+      verified: false,
+      rank: 100,
+    };
+    const path = join(directory, reference.fileName);
+    return { name, kind: "hf", path, present: existsSync(path), entry: hfEntry };
+  }
+  const looksLikePath = name.endsWith(".gguf") || name.includes("/") || name.includes("\\") || isAbsolute(name);
+  if (looksLikePath) {
+    const path = resolve(name);
+    return { name, kind: "path", path, present: existsSync(path) && statSync(path).isFile() };
+  }
+  throw new UnknownModelError(name, catalog.map((candidate) => candidate.id));
+}
+
+/** The best model present: BotPsy Q8 > Q4 > BF16 > Qwen3.5 > SmolLM2; undefined when none is. */
+export function bestPresentModel(options: ModelLocationOptions = {}): ResolvedModel | undefined {
+  const catalog = [...(options.catalog ?? MODEL_CATALOG)].sort((first, second) => first.rank - second.rank);
+  for (const entry of catalog) {
+    const resolved = resolveModel(entry.id, options);
+    if (resolved.present) return resolved;
+  }
+  return undefined;
+}
+
+export interface EnsureModelOptions extends ModelLocationOptions, Omit<PullOptions, "directory"> {
+  /** Show a progress bar on stderr while pulling. Default false. */
+  progress?: boolean;
+}
+
+/** Makes sure a model's file is present (pulling catalog and `hf:` models), and returns its path. */
+export async function ensureModelFile(name: string, options: EnsureModelOptions = {}): Promise<{ path: string; resolved: ResolvedModel; pulled?: PullResult }> {
+  const resolved = resolveModel(name, options);
+  if (resolved.present) return { path: resolved.path, resolved };
+  if (resolved.entry === undefined) throw new ModelFileMissingError(resolved.path);
+  const pulled = await pullWithProgress(resolved.entry, options);
+  return { path: pulled.path, resolved: { ...resolved, present: true }, pulled };
+}
+
+export async function pullWithProgress(entry: CatalogEntry, options: EnsureModelOptions = {}): Promise<PullResult> {
+  const bar = options.progress === true ? createProgressBar() : undefined;
+  try {
+    return await pullModel(entry, {
+      ...options,
+      directory: options.directory ?? modelsDirectory(),
+      onProgress: (progress) => {
+        bar?.update(progress);
+        options.onProgress?.(progress);
+      },
+    });
+  } finally {
+    bar?.finish();
+  }
+}
+
+/** Deletes a model's file and any partial download of it. Returns whether anything was removed. */
+export async function removeModel(name: string, options: ModelLocationOptions = {}): Promise<boolean> {
+  const resolved = resolveModel(name, options);
+  if (resolved.kind === "path") {
+    throw new UnknownModelError(name, (options.catalog ?? MODEL_CATALOG).map((entry) => entry.id));
+  }
+  const partial = partialPathFor(resolved.path);
+  const existed = resolved.present || existsSync(partial);
+  await rm(resolved.path, { force: true });
+  await rm(partial, { force: true });
+  return existed;
+}
+
+export interface ListedModel {
+  entry: CatalogEntry;
+  path: string;
+  present: boolean;
+  /** Bytes of an interrupted download, when there is one. */
+  partialBytes?: number;
+}
+
+export function listModels(options: ModelLocationOptions = {}): ListedModel[] {
+  return (options.catalog ?? MODEL_CATALOG).map((entry) => {
+    const resolved = resolveModel(entry.id, options);
+    const partial = partialPathFor(resolved.path);
+    return {
+      entry,
+      path: resolved.path,
+      present: resolved.present,
+      ...(existsSync(partial) ? { partialBytes: statSync(partial).size } : {}),
+    };
+  });
+}
+
+export type CreateChatModelOptions =
+  | ({
+      backend?: "llama";
+      /** Catalog id, GGUF path or `hf:` reference. Default: the best model present, else SmolLM2 pulled now. */
+      model?: string;
+      /** Show a progress bar on stderr when a pull is needed. Default false. */
+      progress?: boolean;
+      directory?: string;
+    } & Omit<LlamaChatModelOptions, "modelPath" | "chatFormat"> & { chatFormat?: ChatFormatName })
+  | ({ backend: "openai-compatible" } & OpenAICompatibleModelOptions);
+
+/** The one way the CLI and the other layers get a model. */
+export async function createChatModel(options: CreateChatModelOptions = {}): Promise<ChatModel> {
+  if (options.backend === "openai-compatible") return new OpenAICompatibleModel(options);
+  return loadLlamaModel(options);
+}
+
+export async function loadLlamaModel(options: Extract<CreateChatModelOptions, { backend?: "llama" }> = {}): Promise<LlamaChatModel> {
+  const { model, progress, directory, backend: _backend, ...loadOptions } = options;
+  const location: ModelLocationOptions = directory !== undefined ? { directory } : {};
+  const name = model ?? bestPresentModel(location)?.name ?? SMOLLM2_ID;
+  const { path, resolved } = await ensureModelFile(name, { ...location, progress: progress ?? false });
+  const chatFormat = loadOptions.chatFormat ?? (resolved.kind === "catalog" ? resolved.entry?.chatFormat : undefined);
+  return LlamaChatModel.load({
+    ...loadOptions,
+    modelPath: path,
+    id: resolved.kind === "catalog" ? resolved.entry!.id : (loadOptions.id ?? undefined),
+    ...(chatFormat !== undefined && chatFormat !== "native" ? { chatFormat } : {}),
+  });
+}
+
+/** The default model: the best one present, or SmolLM2 pulled on first use. */
+export async function loadDefaultModel(options: Omit<Extract<CreateChatModelOptions, { backend?: "llama" }>, "model"> = {}): Promise<LlamaChatModel> {
+  return loadLlamaModel(options);
+}
