@@ -1,6 +1,6 @@
 import type { ApprovalStore, StoredApproval } from "./approvals.js";
 import type { Policy, PolicyVerdict } from "./policy.js";
-import { findTaintedArguments, SIDE_EFFECTING_RISKS, type ProvenanceTracker, type TaintFinding } from "./provenance.js";
+import { describeSource, findTaintedArguments, SIDE_EFFECTING_RISKS, type ProvenanceTracker, type TaintFinding } from "./provenance.js";
 import type { ContactDirectory } from "./rules.js";
 import type { GateInput, GateVerdict, PermissionGate } from "./types.js";
 
@@ -79,7 +79,8 @@ export class PolicyGate implements PermissionGate {
     let tainted: TaintFinding[] = [];
     if (this.options.checkProvenance !== false && SIDE_EFFECTING_RISKS.includes(input.risk)) {
       const tracker = this.options.provenance?.(input.sessionId);
-      const untrusted = [...input.untrustedContent, ...(tracker?.untrusted() ?? [])];
+      // The layer's own record first: it names sources for people ("a message from Tom").
+      const untrusted = [...(tracker?.untrusted() ?? []), ...input.untrustedContent.map(readableSource)];
       const trusted = tracker?.all().flatMap((entry) => (entry.origin.kind === "trusted-tool" ? [entry.text] : [])) ?? [];
       const userText = [input.userText, ...(tracker?.all().flatMap((entry) => (entry.origin.kind === "user" ? [entry.text] : [])) ?? [])].join("\n");
       tainted = findTaintedArguments({ args: input.call.arguments, userText, untrusted, trusted });
@@ -117,6 +118,18 @@ export class PolicyGate implements PermissionGate {
     }
     return rule === undefined ? { ...base, tainted, decision, reason } : { ...base, tainted, decision, reason, rule };
   }
+}
+
+/** The agent names a source by its tool; a person reads "an email from x@…" better. */
+function readableSource(item: { tool: string; source: string; text: string }): { tool: string; source: string; text: string } {
+  if (item.source !== item.tool) return item;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(item.text) as unknown;
+  } catch {
+    parsed = undefined;
+  }
+  return { ...item, source: describeSource(item.tool, parsed) };
 }
 
 function capitalise(text: string): string {

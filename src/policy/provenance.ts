@@ -211,7 +211,7 @@ export function describeSource(tool: string, result: unknown): string {
   const text = (key: string): string | undefined => (typeof fields[key] === "string" ? (fields[key] as string) : undefined);
   const url = text("url") ?? text("link");
   if (url) return `the web page ${url}`;
-  const from = text("from") ?? text("sender") ?? text("author") ?? text("organizer");
+  const from = text("from") ?? text("sender") ?? text("author") ?? text("organizer") ?? text("with");
   if (/mail/i.test(tool) && from) return `an email from ${from}`;
   if (/message|chat/i.test(tool) && from) return `a message from ${from}`;
   if (/web|search|browse|page/i.test(tool)) return `a web page (${tool})`;

@@ -172,7 +172,8 @@ export function createSafetyLayer(profile: Profile, options: SafetyLayerOptions 
     }
     const text = JSON.stringify(outcome.value ?? null, null, 1);
     const source = describeSource(call.name, outcome.value);
-    const findings = guard.inspectInput(text, { source });
+    // The guard reads the strings themselves: JSON escapes would hide line starts and word boundaries.
+    const findings = guard.inspectInput(stringLeaves(outcome.value).join("\n"), { source });
     if (findings.length > 0 && sessionId !== undefined) {
       const list = flagged.get(sessionId) ?? [];
       list.push(source);
@@ -242,6 +243,13 @@ export function createSafetyLayer(profile: Profile, options: SafetyLayerOptions 
       }
     },
   };
+}
+
+function stringLeaves(value: unknown, found: string[] = []): string[] {
+  if (typeof value === "string") found.push(value);
+  else if (Array.isArray(value)) for (const item of value) stringLeaves(item, found);
+  else if (value !== null && typeof value === "object") for (const item of Object.values(value)) stringLeaves(item, found);
+  return found;
 }
 
 function truncateJson(value: unknown, limit = 2000): unknown {
