@@ -1,4 +1,5 @@
 import type { App } from "../app.js";
+import { calendarApp } from "./calendar.js";
 
 /** The apps of the "work" group. */
-export const workApps: App[] = [];
+export const workApps: App[] = [calendarApp];
