@@ -87,14 +87,14 @@ describe("the evaluation report", () => {
       const charts = await page.$$eval("svg.chart", (svgs) =>
         svgs.map((svg) => {
           const box = svg.getBoundingClientRect();
-          const bars = [...svg.querySelectorAll("rect.bar")].map((bar) => bar.getBoundingClientRect());
+          const bars = Array.from(svg.querySelectorAll("rect.bar")).map((bar) => bar.getBoundingClientRect());
           return {
             label: svg.getAttribute("aria-label"),
             width: box.width,
             height: box.height,
             bars: bars.length,
             drawnBars: bars.filter((bar) => bar.width > 0 && bar.height > 0).length,
-            series: [...new Set([...svg.querySelectorAll("rect.bar")].map((bar) => bar.getAttribute("data-series")))].length,
+            series: [...new Set(Array.from(svg.querySelectorAll("rect.bar")).map((bar) => bar.getAttribute("data-series")))].length,
           };
         }),
       );
