@@ -8,6 +8,8 @@ import { registerAppsCommand } from "./commands/apps.js";
 import { registerProfileCommand } from "./commands/profile.js";
 import { registerUndoCommand } from "./commands/undo.js";
 import { registerEvalCommand } from "./commands/eval.js";
+import { registerModelsCommand } from "./commands/models.js";
+import { registerGenerateCommand } from "./commands/generate.js";
 // COMMANDS-IMPORTS-END
 
 
@@ -23,6 +25,8 @@ export function createProgram(): Command {
   registerProfileCommand(program);
   registerUndoCommand(program);
   registerEvalCommand(program);
+  registerModelsCommand(program);
+  registerGenerateCommand(program);
   // COMMANDS-REGISTER-END
   return program;
 }

@@ -1,0 +1,95 @@
+import type { Command } from "commander";
+import { MODEL_CATALOG, findCatalogEntry } from "../../model/catalog.js";
+import { UnknownModelError } from "../../model/errors.js";
+import { formatParameterCount, readModelInfo } from "../../model/info.js";
+import { bestPresentModel, ensureModelFile, listModels, removeModel, resolveModel } from "../../model/resolve.js";
+
+/** `botpsy models list | pull <id> | rm <id> | info <id|path>`. */
+export function registerModelsCommand(program: Command): void {
+  const models = program.command("models").description("List, pull, remove and inspect local models (GGUF files under BOTPSY_HOME/models).");
+
+  models
+    .command("list")
+    .description("Show the catalog: which models are present, their size, format, licence and whether they were verified.")
+    .option("--json", "print JSON")
+    .action((options: { json?: boolean }) => {
+      const listed = listModels();
+      const best = bestPresentModel();
+      if (options.json === true) {
+        process.stdout.write(`${JSON.stringify({ default: best?.name ?? null, models: listed }, null, 2)}\n`);
+        return;
+      }
+      const rows = listed.map((model) => [
+        model.entry.id === best?.name ? `${model.entry.id} *` : model.entry.id,
+        model.present ? "present" : model.partialBytes !== undefined ? `partial ${megabytes(model.partialBytes)}` : "-",
+        model.entry.sizeBytes !== undefined ? megabytes(model.entry.sizeBytes) : "?",
+        model.entry.chatFormat,
+        model.entry.license,
+        model.entry.verified ? "yes" : "no",
+        model.entry.title,
+      ]);
+      printTable(["id", "state", "size", "format", "licence", "verified", "model"], rows);
+      process.stdout.write(
+        best !== undefined
+          ? `\n* default model. Models directory: ${listed[0] !== undefined ? listed[0].path.replace(/[^/\\]+$/, "") : ""}\n`
+          : `\nNo model present: the first use pulls ${MODEL_CATALOG.find((entry) => entry.verified)?.id ?? "the default"}.\n`,
+      );
+    });
+
+  models
+    .command("pull <id>")
+    .description("Download a catalog model or an hf:owner/repo/file.gguf; resumable, checksum-verified.")
+    .action(async (id: string) => {
+      const resolved = resolveModel(id);
+      if (resolved.kind === "path") throw new UnknownModelError(id, MODEL_CATALOG.map((entry) => entry.id));
+      const { path, pulled } = await ensureModelFile(id, { progress: true });
+      process.stdout.write(pulled?.downloaded === true ? `pulled ${id} to ${path}\n` : `${id} is already present at ${path}\n`);
+    });
+
+  models
+    .command("rm <id>")
+    .description("Delete a downloaded model (and any partial download of it).")
+    .action(async (id: string) => {
+      const removed = await removeModel(id);
+      process.stdout.write(removed ? `removed ${id}\n` : `${id} was not present\n`);
+    });
+
+  models
+    .command("info <model>")
+    .description("Read a model's GGUF header: architecture, parameters, quantisation, context length, chat template.")
+    .option("--json", "print JSON")
+    .option("--template", "print the whole chat template")
+    .action(async (name: string, options: { json?: boolean; template?: boolean }) => {
+      const resolved = resolveModel(name);
+      const info = await readModelInfo(resolved.path);
+      const entry = findCatalogEntry(name);
+      if (options.json === true) {
+        process.stdout.write(`${JSON.stringify({ ...info, catalog: entry ?? null }, null, 2)}\n`);
+        return;
+      }
+      const template = info.chatTemplate ?? "(none)";
+      const lines: Array<[string, string]> = [
+        ["file", info.path],
+        ["size", megabytes(info.sizeBytes)],
+        ["name", info.name ?? "-"],
+        ["architecture", info.architecture],
+        ["parameters", `${formatParameterCount(info.parameterCount)} (${info.parameterCount})`],
+        ["quantisation", info.quantization],
+        ["context length", info.contextLength !== undefined ? String(info.contextLength) : "-"],
+        ["licence", info.license ?? entry?.license ?? "-"],
+        ["chat template", options.template === true ? `\n${template}` : `${template.slice(0, 100).replaceAll("\n", "\\n")}${template.length > 100 ? "… (--template for all)" : ""}`],
+      ];
+      for (const [label, value] of lines) process.stdout.write(`${label.padEnd(15)} ${value}\n`);
+    });
+}
+
+function megabytes(bytes: number): string {
+  return bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
+}
+
+function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? "").length)));
+  const format = (row: string[]): string => row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ").trimEnd();
+  process.stdout.write(`${format(header)}\n`);
+  for (const row of rows) process.stdout.write(`${format(row)}\n`);
+}
