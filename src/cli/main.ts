@@ -10,6 +10,8 @@ import { registerUndoCommand } from "./commands/undo.js";
 import { registerEvalCommand } from "./commands/eval.js";
 import { registerModelsCommand } from "./commands/models.js";
 import { registerGenerateCommand } from "./commands/generate.js";
+import { registerPolicyCommand } from "./commands/policy.js";
+import { registerAuditCommand } from "./commands/audit.js";
 // COMMANDS-IMPORTS-END
 
 
@@ -27,6 +29,8 @@ export function createProgram(): Command {
   registerEvalCommand(program);
   registerModelsCommand(program);
   registerGenerateCommand(program);
+  registerPolicyCommand(program);
+  registerAuditCommand(program);
   // COMMANDS-REGISTER-END
   return program;
 }

@@ -183,6 +183,8 @@ function describeSettings(toolName: string, args: Record<string, unknown>, chang
     const before = change.before as Record<string, unknown>;
     const after = change.after as Record<string, unknown>;
     for (const key of Object.keys(after)) {
+      // Bookkeeping the app keeps beside a setting (what to restore later) is not something the user changes.
+      if (typeof after[key] === "object" || typeof before[key] === "object") continue;
       if (JSON.stringify(before[key]) !== JSON.stringify(after[key])) differences.push(`${key} from ${onOff(before[key])} to ${onOff(after[key])}`);
     }
   }
