@@ -283,7 +283,7 @@ const transferMoney = defineTool({
       if (own.id === from.id) throw new ToolError("same_account", `from_account and to are both ${from.name}. Choose two different accounts.`);
       const out = charge(context.store, { account: from, amount, description: `Transfer to ${own.name}${note ? `: ${note}` : ""}`, category: "transfer", at });
       credit(context.store, { accountId: own.id, amount, description: `Transfer from ${from.name}${note ? `: ${note}` : ""}`, category: "transfer", at });
-      return { transferred: money(amount), from: from.name, to: own.name, transaction: out.id, balances: accounts(context.store).all().map(accountResult) };
+      return { transferred: money(amount), from: from.name, to: own.name, transaction: out.id, accounts: accounts(context.store).all().map(accountResult) };
     }
     if (contact === undefined) {
       throw new ToolError(
