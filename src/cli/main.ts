@@ -8,10 +8,12 @@ import { registerAppsCommand } from "./commands/apps.js";
 import { registerProfileCommand } from "./commands/profile.js";
 import { registerUndoCommand } from "./commands/undo.js";
 import { registerEvalCommand } from "./commands/eval.js";
-import { registerModelsCommand } from "./commands/models.js";
-import { registerGenerateCommand } from "./commands/generate.js";
+import { registerRunCommand } from "./commands/run.js";
+import { registerChatCommand } from "./commands/chat.js";
 import { registerPolicyCommand } from "./commands/policy.js";
 import { registerAuditCommand } from "./commands/audit.js";
+import { registerModelsCommand } from "./commands/models.js";
+import { registerGenerateCommand } from "./commands/generate.js";
 // COMMANDS-IMPORTS-END
 
 
@@ -27,10 +29,12 @@ export function createProgram(): Command {
   registerProfileCommand(program);
   registerUndoCommand(program);
   registerEvalCommand(program);
-  registerModelsCommand(program);
-  registerGenerateCommand(program);
+  registerRunCommand(program);
+  registerChatCommand(program);
   registerPolicyCommand(program);
   registerAuditCommand(program);
+  registerModelsCommand(program);
+  registerGenerateCommand(program);
   // COMMANDS-REGISTER-END
   return program;
 }
