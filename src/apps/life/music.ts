@@ -163,15 +163,16 @@ const playMusic = defineTool({
         }
         tracks = playlist.trackIds.map(trackById);
         source = `playlist ${playlist.name}`;
-      } else if (byTitle.length > 0) {
-        tracks = [byTitle[0]!];
-        source = `song ${byTitle[0]!.title}`;
       } else if (byAlbum.length > 0) {
+        // An album named like its title song plays whole: it starts with that song anyway.
         tracks = byAlbum;
         source = `album ${byAlbum[0]!.album}`;
       } else if (byArtist.length > 0) {
         tracks = byArtist;
         source = `artist ${byArtist[0]!.artist}`;
+      } else if (byTitle.length > 0) {
+        tracks = [byTitle[0]!];
+        source = `song ${byTitle[0]!.title}`;
       } else if (byGenre.length > 0) {
         tracks = byGenre;
         source = `genre ${wanted}`;
