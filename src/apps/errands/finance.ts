@@ -3,7 +3,8 @@ import type { StoreTransaction } from "../../store/store.js";
 import { defineTool, ToolError } from "../../tools/tool.js";
 import type { App } from "../app.js";
 import { requireConnectivity } from "../device/connectivity.js";
-import { findPersonaContact, PERSONA } from "../persona.js";
+import { resolveContact } from "../messages/contacts.js";
+import { PERSONA } from "../persona.js";
 import { addDays, capped, daysBetween, findByName, formatMoney, localDate, looseEnum, looseNumber, money } from "./common.js";
 
 export const FINANCE_APP = "finance";
@@ -275,9 +276,11 @@ const transferMoney = defineTool({
     if (amount > TRANSFER_LIMIT) {
       throw new ToolError("over_transfer_limit", `${formatMoney(amount)} is over the limit of ${formatMoney(TRANSFER_LIMIT)} per transfer. Split it or use the bank's website.`);
     }
-    const contact = findPersonaContact(to);
-    const ownWords = ACCOUNT_WORDS[to.trim().toLowerCase()];
-    const own = contact === undefined ? (ownWords !== undefined || accounts(context.store).all().some((account) => account.name.toLowerCase() === to.trim().toLowerCase()) ? resolveAccount(context.store, to, "to") : undefined) : undefined;
+    const wantedAccount = to.trim().toLowerCase();
+    const own =
+      ACCOUNT_WORDS[wantedAccount] !== undefined || accounts(context.store).all().some((account) => account.name.toLowerCase() === wantedAccount || account.id === wantedAccount)
+        ? resolveAccount(context.store, to, "to")
+        : undefined;
     const at = context.now();
     if (own !== undefined) {
       if (own.id === from.id) throw new ToolError("same_account", `from_account and to are both ${from.name}. Choose two different accounts.`);
@@ -285,11 +288,17 @@ const transferMoney = defineTool({
       credit(context.store, { accountId: own.id, amount, description: `Transfer from ${from.name}${note ? `: ${note}` : ""}`, category: "transfer", at });
       return { transferred: money(amount), from: from.name, to: own.name, transaction: out.id, accounts: accounts(context.store).all().map(accountResult) };
     }
-    if (contact === undefined) {
-      throw new ToolError(
-        "unknown_recipient",
-        `"${to}" is neither one of your accounts (${accounts(context.store).all().map((account) => account.id).join(", ")}) nor a contact. Use a contact's name such as "Maria".`,
-      );
+    let contact: { name: string };
+    try {
+      contact = resolveContact(context.store, to, "to");
+    } catch (error) {
+      if (error instanceof ToolError && error.code === "unknown_contact") {
+        throw new ToolError(
+          "unknown_recipient",
+          `"${to}" is neither one of your accounts (${accounts(context.store).all().map((account) => account.id).join(", ")}) nor a contact. Use a contact's name such as "Maria", or find one with find_contact.`,
+        );
+      }
+      throw error;
     }
     if (from.kind === "credit") throw new ToolError("payment_method_unusable", "Money cannot be sent to people from a credit card. Use from_account=\"checking\".");
     requireConnectivity(context.store, `send money to ${contact.name}`);

@@ -3,7 +3,7 @@ import type { StoreTransaction } from "../../store/store.js";
 import { defineTool, ToolError } from "../../tools/tool.js";
 import type { App } from "../app.js";
 import { requireConnectivity } from "../device/connectivity.js";
-import { findPersonaContact, PERSONA, type PersonaContact } from "../persona.js";
+import { resolveContact as resolveStoredContact, type Contact } from "../messages/contacts.js";
 import { instantOf } from "../time.js";
 import { addDays, capped, clockOf, findByName, localDate, matchesWords, parsePastDay } from "../errands/common.js";
 
@@ -55,19 +55,30 @@ function findAlbum(tx: StoreTransaction, query: string): Album {
   return findByName(albums(tx).all(), query, { what: "album", id: (album) => album.id, name: (album) => album.name, listTool: "list_photo_albums" });
 }
 
-function resolveContact(query: string): PersonaContact {
-  const contact = findPersonaContact(query);
-  if (contact === undefined) {
-    throw new ToolError("unknown_contact", `"${query}" is not in your contacts. Use a contact's name, e.g. ${PERSONA.contacts.slice(0, 3).map((item) => item.name.split(" ")[0]).join(", ")}.`);
+/** A contact from the contacts app (the persona's when that app holds none); people outside it cannot be sent to. */
+function resolveContact(tx: StoreTransaction, query: string): Contact & { email: string } {
+  const contact = resolveStoredContact(tx, query, "contact");
+  if (contact.email === undefined) {
+    throw new ToolError("contact_without_email", `${contact.name} has no email address to send photos to. Add one in the contacts app, then retry.`);
   }
-  return contact;
+  return { ...contact, email: contact.email };
 }
 
-function recordShare(tx: StoreTransaction, contact: PersonaContact, what: string, photoIds: string[], at: Date): Share {
+function recordShare(tx: StoreTransaction, contact: Contact & { email: string }, what: string, photoIds: string[], at: Date): Share {
   const id = shares(tx).nextId("share");
   const share: Share = { id, to: contact.name, email: contact.email, what, photoIds, at: at.toISOString() };
   shares(tx).put(id, share);
   return share;
+}
+
+/** The full name of a contact, so "Maria" finds photos of "Maria Lopez"; other text is matched as written. */
+function personName(tx: StoreTransaction, query: string): string {
+  try {
+    return resolveStoredContact(tx, query, "person").name;
+  } catch (error) {
+    if (error instanceof ToolError) return query;
+    throw error;
+  }
 }
 
 const searchPhotos = defineTool({
@@ -84,7 +95,7 @@ const searchPhotos = defineTool({
   run: ({ date, place, tag, person, album }, context) => {
     const day = date === undefined ? undefined : parsePastDay(date, clockOf(context), "date");
     const inAlbum = album === undefined ? undefined : new Set(findAlbum(context.store, album).photoIds);
-    const who = person === undefined ? undefined : (findPersonaContact(person)?.name ?? person);
+    const who = person === undefined ? undefined : personName(context.store, person);
     const found = photos(context.store)
       .all()
       .filter(
@@ -182,7 +193,7 @@ const sharePhoto = defineTool({
   risk: "send",
   run: ({ photo_id, contact: who }, context) => {
     const photo = findPhoto(context.store, photo_id);
-    const contact = resolveContact(who);
+    const contact = resolveContact(context.store, who);
     requireConnectivity(context.store, `share the photo with ${contact.name}`);
     const share = recordShare(context.store, contact, `photo ${photo.id}`, [photo.id], context.now());
     return { shared: photo.id, with: contact.name, email: contact.email, share_id: share.id };
@@ -200,7 +211,7 @@ const sharePhotoAlbum = defineTool({
   risk: "send",
   run: ({ album: query, contact: who }, context) => {
     const album = findAlbum(context.store, query);
-    const contact = resolveContact(who);
+    const contact = resolveContact(context.store, who);
     if (album.photoIds.length === 0) throw new ToolError("album_empty", `"${album.name}" has no photos. Add some with add_photos_to_album first.`);
     if (album.photoIds.length > MAX_SHARE) {
       throw new ToolError("too_many_photos", `"${album.name}" has ${album.photoIds.length} photos; at most ${MAX_SHARE} can be shared at once. Share a smaller album.`);
