@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { App } from "../../src/apps/app.js";
 import { DEFAULT_SETTINGS, writeSettings } from "../../src/apps/device/connectivity.js";
 import { shoppingApp } from "../../src/apps/errands/shopping.js";
+import { contactsApp } from "../../src/apps/messages/contacts.js";
 import { fitnessApp } from "../../src/apps/life/fitness.js";
 import { lifeApps } from "../../src/apps/life/index.js";
 import { musicApp } from "../../src/apps/life/music.js";
@@ -253,6 +254,16 @@ describe("photos app", () => {
     expect(offline.message).toContain("set_airplane_mode(on=false)");
     await call(profile, "create_photo_album", { name: "Empty" });
     expect((await failure(profile, "share_photo_album", { album: "Empty", contact: "Ana" })).code).toBe("album_empty");
+  });
+
+  it("shares with a person added in the contacts app, and refuses one with no email", async () => {
+    const profile = Profile.open({ databasePath: ":memory:", seed: "demo", clock: CLOCK, timeZone: ZONE, apps: [photosApp, contactsApp], home: tmpdir() });
+    opened.push(profile);
+    const addContact = contactsApp.tools.find((candidate) => candidate.name === "add_contact")!;
+    await profile.runTool(addContact, { name: "Rita Costa", email: "rita@example.com" });
+    await profile.runTool(addContact, { name: "Zeca Phone", phone: "+351 912 345 678" });
+    expect(await call(profile, "share_photo", { photo_id: "photo-2", contact: "Rita" })).toMatchObject({ with: "Rita Costa", email: "rita@example.com" });
+    expect((await failure(profile, "share_photo", { photo_id: "photo-2", contact: "Zeca" })).code).toBe("contact_without_email");
   });
 
   it("keeps albums across a reopened database; undo removes a new album", async () => {
