@@ -320,6 +320,17 @@ describe("shopping app", () => {
     expect((cart.lines as { product: string }[]).map((line) => line.product)).toEqual(["p-coffee", "p-smartwatch"]);
   });
 
+  it("previews a checkout as a dry run without charging or emptying the cart", async () => {
+    const profile = open();
+    const preview = await profile.runTool(tool("checkout"), {}, { dryRun: true });
+    expect(preview.value).toMatchObject({ order: "order-3", total: 12.97 });
+    expect(preview.changes).toBeGreaterThan(0);
+    expect(preview.actionId).toBeUndefined();
+    expect((await call(profile, "view_cart")).total).toBe(12.97);
+    expect(balance(await call(profile, "get_account_balances"), "visa")).toBe(-312.4);
+    expect((await call(profile, "list_orders")).orders).toHaveLength(2);
+  });
+
   it("returns a delivered item for a refund, once, within the window", async () => {
     const path = temporaryDatabase();
     const profile = open({ databasePath: path });
