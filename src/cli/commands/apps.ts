@@ -41,11 +41,13 @@ export function registerAppsCommand(program: Command): void {
     .description("Print an app's current state as a person would read it (the week's calendar, the inbox, alarms…)")
     .option("--json", "print JSON for machines")
     .action((name: string, options: { json?: boolean }) => {
+      // `--json` after the app name is parsed by the parent command too.
+      const json = options.json === true || apps.opts<{ json?: boolean }>().json === true;
       const profile = Profile.open();
       try {
         const app = profile.app(name);
         const view = profile.store.read((tx) => app.view(tx, profile.environment));
-        process.stdout.write(options.json ? `${JSON.stringify(view.data, null, 2)}\n` : `${view.text.trimEnd()}\n`);
+        process.stdout.write(json ? `${JSON.stringify(view.data, null, 2)}\n` : `${view.text.trimEnd()}\n`);
       } finally {
         profile.close();
       }
