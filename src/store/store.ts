@@ -53,6 +53,13 @@ export interface UndoneAction {
 /** Undo handlers get the payload and must restore the state before the change. */
 export type UndoHandler = (payload: unknown, db: DatabaseHandle) => void;
 
+/**
+ * Optional check run for every external change of an action before any of it
+ * is reverted: it throws (an `undo_conflict` StoreError) when the change cannot
+ * be undone, so a conflict found late never leaves an action half reverted.
+ */
+export type UndoCheck = (payload: unknown, db: DatabaseHandle) => void;
+
 export interface Collection<T> {
   get(id: string): T | undefined;
   /** Every record, in insertion order. */
@@ -112,6 +119,7 @@ export class Store {
   readonly db: DatabaseHandle;
   readonly path: string;
   private readonly undoHandlers = new Map<string, UndoHandler>();
+  private readonly undoChecks = new Map<string, UndoCheck>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -177,8 +185,10 @@ export class Store {
     return row?.version ?? 0;
   }
 
-  registerUndoHandler(kind: string, handler: UndoHandler): void {
+  registerUndoHandler(kind: string, handler: UndoHandler, check?: UndoCheck): void {
     this.undoHandlers.set(kind, handler);
+    if (check) this.undoChecks.set(kind, check);
+    else this.undoChecks.delete(kind);
   }
 
   getMeta(key: string): string | undefined {
@@ -330,6 +340,30 @@ export class Store {
             external_kind: string | null;
             external_payload: string | null;
           }[];
+          // Check every change first: files and other external state cannot be
+          // rolled back with the transaction, so nothing is reverted until all can be.
+          // A record changed twice in the action is compared with what reverting the
+          // later change will have left.
+          const simulated = new Map<string, string | null>();
+          for (const entry of entries) {
+            if (entry.external_kind !== null) {
+              if (!this.undoHandlers.has(entry.external_kind)) continue;
+              this.undoChecks.get(entry.external_kind)?.(JSON.parse(entry.external_payload ?? "null") as unknown, this.db);
+              continue;
+            }
+            const key = JSON.stringify([entry.app, entry.collection, entry.record_id]);
+            const stored = this.db
+              .prepare("SELECT data FROM records WHERE app = ? AND collection = ? AND id = ?")
+              .get(entry.app, entry.collection, entry.record_id) as { data: string } | undefined;
+            const current = simulated.has(key) ? simulated.get(key) : (stored?.data ?? null);
+            simulated.set(key, entry.before);
+            if (current !== entry.after) {
+              throw new StoreError(
+                "undo_conflict",
+                `Cannot undo "${action.tool}": ${entry.app}/${entry.collection}/${entry.record_id} was changed again after it. Undo the later action first.`,
+              );
+            }
+          }
           for (const entry of entries) {
             if (entry.external_kind !== null) {
               const handler = this.undoHandlers.get(entry.external_kind);

@@ -162,6 +162,17 @@ describe("files app", () => {
     profile.close();
   });
 
+  it("undo of a move whose source was re-created since loses nothing", async () => {
+    const profile = openProfile();
+    const base = root(profile);
+    await profile.runTool(tool("move_file"), { from: "notes/ideas.md", to: "ideas.md" });
+    writeFileSync(join(base, "notes", "ideas.md"), "a new file in the old place");
+    await expect(profile.store.undo()).rejects.toMatchObject({ code: "undo_conflict" });
+    expect(readFileSync(join(base, "ideas.md"), "utf8")).toMatch(/Sintra/);
+    expect(readFileSync(join(base, "notes", "ideas.md"), "utf8")).toBe("a new file in the old place");
+    profile.close();
+  });
+
   it("a dry run touches nothing on disk", async () => {
     const profile = openProfile();
     await profile.runTool(tool("write_file"), { path: "dry.txt", content: "x" }, { dryRun: true });

@@ -260,6 +260,40 @@ describe("Store undo", () => {
     store.close();
   });
 
+  it("undoes a record changed several times in one action", async () => {
+    const store = Store.open(":memory:");
+    await store.action({ tool: "create", args: {} }, (tx) => tx.collection<Note>("notes", "items").put("a", { text: "v1" }));
+    await store.action({ tool: "twice", args: {} }, (tx) => {
+      const notes = tx.collection<Note>("notes", "items");
+      notes.put("a", { text: "v2" });
+      notes.update("a", () => ({ text: "v3" }));
+    });
+    await store.undo();
+    expect(store.read((tx) => tx.collection<Note>("notes", "items").get("a"))).toEqual({ text: "v1" });
+    store.close();
+  });
+
+  it("checks every external change before reverting any, so a late conflict leaves the action whole", async () => {
+    const store = Store.open(":memory:");
+    const reverted: string[] = [];
+    store.registerUndoHandler(
+      "thing",
+      (payload) => reverted.push((payload as { name: string }).name),
+      (payload) => {
+        if ((payload as { name: string }).name === "first") throw new StoreError("undo_conflict", "first changed since");
+      },
+    );
+    await store.action({ tool: "two_things", args: {} }, (tx) => {
+      tx.recordExternal({ kind: "thing", payload: { name: "first" } });
+      tx.recordExternal({ kind: "thing", payload: { name: "second" } });
+    });
+    await expect(store.undo()).rejects.toMatchObject({ code: "undo_conflict" });
+    // Undo goes newest first: without the check "second" would have been reverted already.
+    expect(reverted).toEqual([]);
+    expect(store.history()[0]?.undone).toBe(false);
+    store.close();
+  });
+
   it("the journal survives a reopen, so undo works in a later process", async () => {
     const path = temporaryPath();
     const first = Store.open(path);

@@ -48,7 +48,7 @@ export function prepareSandbox(store: Store, environment: AppEnvironment): strin
   }
   mkdirSync(root, { recursive: true });
   store.setMeta(FILES_DIRECTORY_META, root);
-  store.registerUndoHandler(FILE_CHANGE_KIND, undoFileChange);
+  store.registerUndoHandler(FILE_CHANGE_KIND, undoFileChange, checkFileUndo);
   return root;
 }
 
@@ -195,11 +195,25 @@ export function removeFolder(context: { store: StoreTransaction; dryRun: boolean
   rmdirSync(path.absolute);
 }
 
-function undoFileChange(payload: unknown, db: DatabaseHandle): void {
+function changedFile(payload: unknown, db: DatabaseHandle): { change: FileChangePayload; absolute: string } {
   const change = payload as FileChangePayload;
   const row = db.prepare("SELECT value FROM meta WHERE key = ?").get(FILES_DIRECTORY_META) as { value: string } | undefined;
   if (!row) throw new StoreError("undo_unavailable", "Cannot undo a file change: this profile has no files folder.");
-  const absolute = join(realpathSync(row.value), ...change.path.split("/"));
+  return { change, absolute: join(realpathSync(row.value), ...change.path.split("/")) };
+}
+
+/** A file must still hold what the action wrote, or undoing would lose a later edit. */
+function checkFileUndo(payload: unknown, db: DatabaseHandle): void {
+  const { change, absolute } = changedFile(payload, db);
+  if (change.folder) return;
+  const current = currentContent(absolute);
+  if ((current === null ? null : current.toString("base64")) !== change.after) {
+    throw new StoreError("undo_conflict", `Cannot undo the change to "${change.path}": the file was changed again since. Undo the later change first.`);
+  }
+}
+
+function undoFileChange(payload: unknown, db: DatabaseHandle): void {
+  const { change, absolute } = changedFile(payload, db);
   if (change.folder) {
     const exists = existsSync(absolute);
     // A folder that has gained other files since stays: undo never deletes what it did not make.
@@ -207,13 +221,9 @@ function undoFileChange(payload: unknown, db: DatabaseHandle): void {
     if (change.before !== null && !exists) mkdirSync(absolute, { recursive: true });
     return;
   }
-  const current = currentContent(absolute);
-  const currentText = current === null ? null : current.toString("base64");
-  if (currentText !== change.after) {
-    throw new StoreError("undo_conflict", `Cannot undo the change to "${change.path}": the file was changed again since. Undo the later change first.`);
-  }
+  checkFileUndo(payload, db);
   if (change.before === null) {
-    if (current !== null) unlinkSync(absolute);
+    if (existsSync(absolute)) unlinkSync(absolute);
   } else {
     mkdirSync(dirname(absolute), { recursive: true });
     writeAtomically(absolute, Buffer.from(change.before, "base64"));
