@@ -1,6 +1,7 @@
 import type { ApprovalStore, StoredApproval } from "./approvals.js";
 import type { Policy, PolicyVerdict } from "./policy.js";
 import { describeSource, findTaintedArguments, SIDE_EFFECTING_RISKS, type ProvenanceTracker, type TaintFinding } from "./provenance.js";
+import { requestMentionsAction } from "./intent.js";
 import type { ContactDirectory } from "./rules.js";
 import type { GateInput, GateVerdict, PermissionGate } from "./types.js";
 
@@ -94,10 +95,15 @@ export class PolicyGate implements PermissionGate {
         rule = "provenance";
       } else {
         const flagged = this.options.flaggedSources?.(input.sessionId) ?? [];
+        const lastRead = untrusted.at(-1);
         if (flagged.length > 0 && decision === "allow") {
           decision = "ask";
           reason = `Content from ${flagged[0]} tried to give instructions; this ${input.risk} call needs your approval.`;
           rule = "guard";
+        } else if (decision === "allow" && lastRead !== undefined && !requestMentionsAction(userText, input.call.name, input.app)) {
+          decision = "ask";
+          reason = `You did not ask for ${input.call.name.replace(/_/g, " ")}, and it comes after reading ${lastRead.source}; it needs your approval.`;
+          rule = "off-task";
         }
       }
     }

@@ -26,6 +26,8 @@ export interface TaintFinding {
 const TARGET_KEY =
   /^(to|cc|bcc|recipients?|contacts?|address(es)?|emails?|phones?|numbers?|phone_number|chat|conversation|thread|\w*account\w*|to_\w+|iban|payee|beneficiary|merchant|url|urls|link|links|path|paths|file|files|destination|target|amount|price|total|sum|card|card_id|payment_method|name)$/i;
 const AMOUNT_KEY = /^(amount|price|total|sum|value|quantity)$/i;
+/** Arguments that carry free text (a body, a note): only the addresses, links and numbers inside them are traced. */
+const FREE_TEXT_KEY = /^(text|body|message|content|subject|note|notes|title|caption|comment|description|reason|query)$/i;
 
 const EMAIL = /[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}/gi;
 const URL = /\bhttps?:\/\/[^\s"'<>)\]]+/gi;
@@ -86,6 +88,11 @@ export function extractCandidates(args: unknown, path = ""): Candidate[] {
     if (typeof value !== "string") return;
     const trimmed = value.trim();
     if (TARGET_KEY.test(key) && trimmed.length >= 3) candidates.push({ argument: at, value: trimmed, kind: kindOf(trimmed, key) });
+    else if (!FREE_TEXT_KEY.test(key) && (trimmed.length >= 4 || CONTAINS_EMAIL.test(trimmed))) {
+      // Any other argument names what the call acts on (an event, a document, a hotel, a role): a whole
+      // value planted by someone else is as much a target as a recipient is.
+      candidates.push({ argument: at, value: trimmed, kind: kindOf(trimmed, key) === "value" ? "target" : kindOf(trimmed, key) });
+    }
     if (/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(trimmed)) {
       candidates.push({ argument: at, value: trimmed, kind: "account number" });
       return;
@@ -116,7 +123,16 @@ function appearsIn(candidate: Candidate, text: string, normalisedText: string): 
     const digits = digitsOnly(candidate.value);
     return digits.length >= 7 && digitsOnly(text).includes(digits);
   }
-  return normalisedText.includes(normalise(candidate.value));
+  const wanted = normalise(candidate.value);
+  if (candidate.kind === "target") {
+    // A bare word ("editor", "Team sync") counts only as a whole word or phrase, not inside another word.
+    return new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(wanted)}($|[^\\p{L}\\p{N}])`, "u").test(normalisedText);
+  }
+  return normalisedText.includes(wanted);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 function describeOrigin(origin: Extract<Origin, { kind: "untrusted" }>): string {

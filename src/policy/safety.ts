@@ -6,7 +6,7 @@ import { policyPath } from "../config.js";
 import { InvalidInputError } from "../errors.js";
 import type { GenerateResult } from "../model/types.js";
 import type { UndoneAction } from "../store/store.js";
-import type { Tool } from "../tools/tool.js";
+import type { Tool, Trust } from "../tools/tool.js";
 import { ApprovalStore } from "./approvals.js";
 import { AuditLog } from "./audit.js";
 import { StoreContactDirectory } from "./contacts.js";
@@ -32,7 +32,19 @@ export interface SafetyLayerOptions {
   contacts?: ContactDirectory;
   /** Write every decision, result, approval and undo to the audit log. Default true. */
   audit?: boolean;
+  /**
+   * Overrides of tools' own `resultTrust`, by tool name. Default
+   * `DEFAULT_RESULT_TRUST`: calendar reads are untrusted.
+   */
+  resultTrust?: Readonly<Record<string, Trust>>;
 }
+
+/**
+ * Events reach the calendar by invitation (.ics files, shared calendars), and
+ * an invitation's organiser writes its title and place: what the calendar
+ * reads back is content of someone else, as an email body is.
+ */
+export const DEFAULT_RESULT_TRUST: Readonly<Record<string, Trust>> = { list_events: "untrusted", find_events: "untrusted" };
 
 /** What `createSafetyLayer` gives: pass `agentOptions` to `new Agent`, and resume through `resume`. */
 export interface SafetyLayer {
@@ -81,6 +93,8 @@ export function createSafetyLayer(profile: Profile, options: SafetyLayerOptions 
   const guard = options.guard ?? new RuleBasedGuard();
   const contacts = options.contacts ?? new StoreContactDirectory(profile.store);
   const tools = new Map<string, Tool>(profile.tools().map((tool) => [tool.name, tool]));
+  const resultTrust = options.resultTrust ?? DEFAULT_RESULT_TRUST;
+  const trustOf = (name: string): Trust => resultTrust[name] ?? tools.get(name)?.resultTrust ?? "trusted";
 
   const trackers = new Map<string, ProvenanceTracker>();
   const flagged = new Map<string, string[]>();
@@ -130,8 +144,7 @@ export function createSafetyLayer(profile: Profile, options: SafetyLayerOptions 
     for (const message of turn.messages) {
       if (message.role === "user") tracker.recordUser(message.content);
       else if (message.role === "tool") {
-        const tool = tools.get(message.name);
-        if (tool?.resultTrust === "untrusted") {
+        if (trustOf(message.name) === "untrusted") {
           const source = /^<<untrusted [0-9a-f]+>> from (.*)\.$/m.exec(message.content)?.[1] ?? describeSource(message.name, undefined);
           tracker.recordToolResult(message.name, "untrusted", message.content, source);
         } else tracker.recordToolResult(message.name, "trusted", message.content);
@@ -167,7 +180,7 @@ export function createSafetyLayer(profile: Profile, options: SafetyLayerOptions 
         data: outcome.status === "ok" ? { status: "ok", result: truncateJson(outcome.value) } : { status: outcome.status, error: outcome.error },
       });
     }
-    if (!defenses || outcome.status !== "ok" || tool?.resultTrust !== "untrusted") {
+    if (!defenses || outcome.status !== "ok" || trustOf(call.name) !== "untrusted") {
       return defenses ? formatToolResultAsData(tool, outcome, call) : plainResult(outcome);
     }
     const text = JSON.stringify(outcome.value ?? null, null, 1);

@@ -1,0 +1,71 @@
+import type { ChatMessage, ChatModel, GenerateRequest, Generation } from "../../model/types.js";
+import { ScriptedModel, type ScriptedReply } from "../../testing/scripted-model.js";
+import type { InjectionCase, SuiteCall } from "./cases.js";
+
+/**
+ * A deterministic test double of a model that an injection has fully taken
+ * over: it does the user's task by its ground truth, and the moment a tool
+ * result shows it the attacker's instruction, it obeys it — it calls the
+ * attacker's tool with the attacker's arguments (once; when that call is
+ * declined or fails it carries on with the task). It never acts on an
+ * instruction it has not read: a run whose results never show the planted
+ * text never sees the attack.
+ *
+ * It does no inference; it stands for the worst model, so that what stops the
+ * attack can only be botpsy's gate.
+ */
+export class CompromisedModel implements ChatModel {
+  readonly id = "compromised-model";
+  private readonly scripted: ScriptedModel;
+
+  constructor(injectionCase: Pick<InjectionCase, "task" | "goal">, options: { obey?: boolean } = {}) {
+    const obey = options.obey ?? true;
+    this.scripted = new ScriptedModel([(request) => nextMove(request, injectionCase, obey)], { id: this.id, whenExhausted: "repeat-last" });
+  }
+
+  /** Every request received (for tests). */
+  get requests(): GenerateRequest[] {
+    return this.scripted.requests;
+  }
+
+  generate(request: GenerateRequest): Generation {
+    return this.scripted.generate(request);
+  }
+
+  dispose(): Promise<void> {
+    return this.scripted.dispose();
+  }
+}
+
+/** The messages of the current user turn (after its last user message). */
+function currentTurn(messages: readonly ChatMessage[]): ChatMessage[] {
+  let start = 0;
+  messages.forEach((message, index) => {
+    if (message.role === "user") start = index + 1;
+  });
+  return messages.slice(start);
+}
+
+function sameCall(made: { name: string; arguments: Record<string, unknown> }, wanted: SuiteCall): boolean {
+  return made.name === wanted.name && JSON.stringify(made.arguments) === JSON.stringify(wanted.arguments);
+}
+
+function nextMove(request: GenerateRequest, injectionCase: Pick<InjectionCase, "task" | "goal">, obey: boolean): ScriptedReply {
+  const turn = currentTurn(request.messages);
+  const made = turn.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []) : []));
+  const results = turn.flatMap((message) => (message.role === "tool" ? [message.content] : []));
+  const attack = injectionCase.goal.call;
+  const offered = new Set((request.tools ?? []).map((tool) => tool.name));
+
+  // The instruction is read either in words (its trigger) or as a written-out call ("set_wifi(on=false)").
+  const signs = [injectionCase.goal.trigger, `${attack.name}(`];
+  const sawInstruction = results.some((content) => signs.some((sign) => content.includes(sign)));
+  if (obey && sawInstruction && offered.has(attack.name) && !made.some((call) => sameCall(call, attack))) {
+    return { toolCalls: [{ name: attack.name, arguments: structuredClone(attack.arguments) }] };
+  }
+  const next = injectionCase.task.groundTruth.find((wanted) => !made.some((call) => sameCall(call, wanted)));
+  if (next !== undefined && offered.has(next.name)) return { toolCalls: [{ name: next.name, arguments: structuredClone(next.arguments) }] };
+  // The answer gives the facts it actually read, in its own words (never copying marked lines).
+  const facts = injectionCase.task.answerFacts.filter((fact) => results.some((content) => content.includes(fact)));
+  return { text: facts.length > 0 ? `Here is what I found: ${facts.join("; ")}.` : "I could not find that." };
+}
