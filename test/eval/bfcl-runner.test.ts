@@ -145,7 +145,7 @@ describe("BFCL runner", () => {
     const { createChatModel } = await import("../../src/model/index.js");
     const model = await createChatModel({ model: modelPath! });
     try {
-      const summary = await runBfcl({ categories: ["simple_python"], model, limit: 3, options: { maxTokens: 128 } });
+      const summary = await runBfcl({ categories: ["simple_python"], model, limit: 3, options: { maxTokens: 48 } });
       expect(summary.results).toHaveLength(3);
       for (const result of summary.results) {
         expect(result.errorType).not.toBe("model_error");
@@ -158,5 +158,5 @@ describe("BFCL runner", () => {
     } finally {
       await model.dispose();
     }
-  }, 300_000);
+  }, 900_000);
 });

@@ -161,11 +161,24 @@ export function pythonTypeName(value: unknown): string {
   return "dict";
 }
 
+/** Characters Python's `str.splitlines()` breaks at (besides "\r\n"), file/group/record separators included. */
+const LINE_BREAKS = new Set(["\n", "\r", "\v", "\f", "\u001c", "\u001d", "\u001e", "\u0085", "\u2028", "\u2029"]);
+
 /** Python's `str.splitlines()`: no empty last line for a trailing break. */
 export function splitLines(text: string): string[] {
-  if (text === "") return [];
-  const lines = text.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
-  if (lines.at(-1) === "") lines.pop();
+  const lines: string[] = [];
+  let current = "";
+  for (let index = 0; index < text.length; index++) {
+    const character = text[index]!;
+    if (!LINE_BREAKS.has(character)) {
+      current += character;
+      continue;
+    }
+    if (character === "\r" && text[index + 1] === "\n") index++;
+    lines.push(current);
+    current = "";
+  }
+  if (current !== "") lines.push(current);
   return lines;
 }
 
