@@ -9,6 +9,7 @@ import {
   type GenerateOptions,
   type GenerateResult,
   type ToolCall,
+  type ToolChoice,
   type ToolSpec,
 } from "../model/types.js";
 import type { PermissionGate } from "../policy/types.js";
@@ -75,6 +76,12 @@ export interface AgentOptions {
   compaction?: CompactionOptions | false;
   /** Failures of one exact call before it is refused. Default 2. */
   repeatedFailureLimit?: number;
+  /**
+   * Tool choice for the first model turn of each request (later turns use
+   * `generation.toolChoice`, default "auto"). "required" makes a model too
+   * small to decide on its own act, at the price of never abstaining at once.
+   */
+  firstStepToolChoice?: ToolChoice;
 }
 
 export interface RunOptions {
@@ -337,10 +344,12 @@ export class Agent {
   }
 
   private async generate(turn: ModelTurn, sessionId: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<GenerateResult> {
+    const firstStepChoice = turn.step === 1 && turn.tools.length > 0 ? this.options.firstStepToolChoice : undefined;
     const generation = this.model.generate({
       temperature: 0,
       seed: 1,
       ...this.options.generation,
+      ...(firstStepChoice !== undefined ? { toolChoice: firstStepChoice } : {}),
       messages: turn.messages,
       tools: turn.tools.length > 0 ? turn.tools : undefined,
       signal,

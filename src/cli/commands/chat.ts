@@ -11,6 +11,7 @@ export function registerChatCommand(program: Command): void {
     .description("Talk with botpsy: each message may act through the local apps")
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
     .option("--max-steps <n>", "model turns allowed per message (default 10)")
+    .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")
     .option("-y, --yes", "approve every call that needs approval (rules that deny still apply)")
     .action(async (options: Omit<AgentCommandOptions, "json">) => {

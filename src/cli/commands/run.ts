@@ -11,9 +11,11 @@ import { createSafetyLayer, type SafetyLayer } from "../../policy/safety.js";
 export interface AgentCommandOptions {
   model?: string;
   maxSteps?: string;
+  threads?: string;
   session?: string;
   yes?: boolean;
   json?: boolean;
+  requireTool?: boolean;
 }
 
 /** Exit codes: 0 only when the task finished. */
@@ -42,18 +44,32 @@ export function parseMaxSteps(value: string | undefined): number | undefined {
   return steps;
 }
 
+export function parseThreads(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const threads = Number(value);
+  if (!Number.isInteger(threads) || threads < 1) throw new InvalidInputError(`--threads must be a whole number of at least 1, not "${value}".`);
+  return threads;
+}
+
 export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolean }): Promise<AgentSetup> {
   const maxSteps = parseMaxSteps(options.maxSteps);
+  const threads = parseThreads(options.threads);
   const profile = Profile.open();
   let model: ChatModel;
   try {
-    model = await createChatModel({ model: options.model, progress: !options.quiet });
+    model = await createChatModel({ model: options.model, progress: !options.quiet, ...(threads !== undefined ? { threads } : {}) });
   } catch (error) {
     profile.close();
     throw error;
   }
   const safety = createSafetyLayer(profile);
-  const agent = new Agent({ model, profile, ...(maxSteps !== undefined ? { maxSteps } : {}), ...safety.agentOptions });
+  const agent = new Agent({
+    model,
+    profile,
+    ...(maxSteps !== undefined ? { maxSteps } : {}),
+    ...(options.requireTool ? { firstStepToolChoice: "required" as const } : {}),
+    ...safety.agentOptions,
+  });
   return {
     profile,
     model,
@@ -164,8 +180,10 @@ export function registerRunCommand(program: Command): void {
     .argument("<request>", 'what to do, e.g. "set an alarm for 7 am tomorrow"')
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
     .option("--max-steps <n>", "model turns allowed for the request (default 10)")
+    .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")
     .option("-y, --yes", "approve every call that needs approval (rules that deny still apply)")
+    .option("--require-tool", "make the model call a tool on its first turn (for models too small to decide to)")
     .option("--json", "print the outcome as JSON instead of the running display")
     .action(async (request: string, options: AgentCommandOptions) => {
       if (request.trim() === "") throw new InvalidInputError('The request is empty: say what to do, e.g. botpsy run "what is on my calendar today?"');
