@@ -18,6 +18,7 @@ import {
   type LlamaContextSequence,
   type LlamaModel,
   type LlamaTextJSON,
+  type LLamaContextualDryRepeatPenalty,
   type Token,
 } from "node-llama-cpp";
 import { InvalidInputError } from "../errors.js";
@@ -53,7 +54,16 @@ export interface LlamaChatModelOptions {
   maxConversations?: number;
   /** Overrides the chat format read from the model's template. */
   chatFormat?: ChatFormatName;
+  /**
+   * Penalise verbatim repetition (DRY sampling). Default true: a very small
+   * model writing a string argument under a grammar otherwise tends to loop
+   * ("I'm late, I'm late, …") until it runs out of tokens.
+   */
+  repetitionGuard?: boolean;
 }
+
+/** DRY settings: repeats longer than two tokens become quickly unlikely; quotes and newlines break sequences. */
+const DRY_REPEAT_PENALTY: LLamaContextualDryRepeatPenalty = { strength: 0.8, base: 1.75, allowedLength: 2, lastTokens: 512 };
 
 const ANONYMOUS_CONVERSATION = "";
 
@@ -106,6 +116,7 @@ export class LlamaChatModel implements ChatModel {
   private queue: Promise<unknown> = Promise.resolve();
   private disposed = false;
   private useCounter = 0;
+  private readonly dryRepeatPenalty: LLamaContextualDryRepeatPenalty | undefined;
 
   private constructor(
     readonly model: LlamaModel,
@@ -113,8 +124,10 @@ export class LlamaChatModel implements ChatModel {
     readonly fileInfo: GgufFileInfo,
     id: string,
     format: ChatFormat,
+    repetitionGuard: boolean,
   ) {
     this.id = id;
+    this.dryRepeatPenalty = repetitionGuard ? DRY_REPEAT_PENALTY : undefined;
     this.format = format;
     this.contextSize = context.contextSize;
     this.slots = [];
@@ -149,7 +162,7 @@ export class LlamaChatModel implements ChatModel {
       throw error;
     }
     const format = selectChatFormat(model, options.chatFormat);
-    return new LlamaChatModel(model, context, fileInfo, options.id ?? basename(options.modelPath), format);
+    return new LlamaChatModel(model, context, fileInfo, options.id ?? basename(options.modelPath), format, options.repetitionGuard ?? true);
   }
 
   generate(request: GenerateRequest): Generation {
@@ -244,12 +257,13 @@ export class LlamaChatModel implements ChatModel {
     let response: LlamaChatResponse<ChatModelFunctions> | undefined;
     try {
       response = await chat.generateResponse(history, {
-        ...(functions !== undefined ? { functions, maxParallelFunctionCalls: request.parallelToolCalls === false ? 1 : undefined } : {}),
+        ...(functions !== undefined ? { functions, maxParallelFunctionCalls: this.allowsParallelCalls(request) ? undefined : 1 } : {}),
         temperature: request.temperature ?? 0,
         seed: request.seed ?? 1,
         ...(request.topP !== undefined ? { topP: request.topP } : {}),
         ...(request.topK !== undefined ? { topK: request.topK } : {}),
         maxTokens: request.maxTokens ?? 512,
+        ...(this.dryRepeatPenalty !== undefined ? { dryRepeatPenalty: this.dryRepeatPenalty } : {}),
         signal: stopSignal,
         stopOnAbortSignal: true,
         budgets: {
@@ -363,6 +377,16 @@ export class LlamaChatModel implements ChatModel {
     const tokens = state.contextText.tokenize(this.model.tokenizer);
     if (!forceCall || functions === undefined) return tokens;
     return [...tokens, ...LlamaText(chatWrapper.settings.functions.call.prefix).tokenize(this.model.tokenizer, "trimLeadingSpace")];
+  }
+
+  /**
+   * Several calls per turn, unless the request says otherwise. A model with no
+   * trained tool-call format (the prompted format) cannot tell when to stop
+   * calling and repeats near-identical calls, so there it takes an explicit
+   * `parallelToolCalls: true`.
+   */
+  private allowsParallelCalls(request: GenerateRequest): boolean {
+    return request.parallelToolCalls ?? this.format.name !== "prompted";
   }
 
   private rememberRawCall(id: string, raw: LlamaTextJSON): void {

@@ -1,0 +1,108 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { InvalidToolSchemaError } from "../../src/model/errors.js";
+import { normalizeToolSchema, normalizeToolSpecs } from "../../src/model/json-schema.js";
+
+describe("normalizeToolSchema", () => {
+  it("keeps types, enums, optional properties, nested objects and arrays, and drops what a grammar cannot enforce", () => {
+    const schema = z.toJSONSchema(
+      z.object({
+        title: z.string().min(1).describe("What the event is called"),
+        when: z.object({ date: z.iso.date(), time: z.string().regex(/^\d\d:\d\d$/).optional() }),
+        attendees: z.array(z.string().email()).max(5).default([]),
+        kind: z.enum(["meeting", "call"]),
+        priority: z.number().int().min(1).max(5).optional(),
+      }),
+      { io: "input" },
+    ) as Record<string, unknown>;
+    const normalized = normalizeToolSchema("create_event", schema);
+    expect(normalized).toEqual({
+      type: "object",
+      properties: {
+        title: { type: "string", minLength: 1, description: "What the event is called" },
+        when: {
+          type: "object",
+          properties: { date: { type: "string", format: "date" }, time: { type: "string" } },
+          required: ["date"],
+          additionalProperties: false,
+        },
+        attendees: { type: "array", items: { type: "string" }, maxItems: 5 },
+        kind: { enum: ["meeting", "call"] },
+        priority: { type: "integer" },
+      },
+      required: ["title", "when", "kind"],
+      additionalProperties: false,
+    });
+  });
+
+  it("turns anyOf of simple types into a type list or oneOf, and nullable fields into a null alternative", () => {
+    const normalized = normalizeToolSchema("t", {
+      type: "object",
+      properties: {
+        amount: { anyOf: [{ type: "number" }, { type: "string" }] },
+        note: { type: ["string", "null"] },
+        choice: { oneOf: [{ const: "a" }, { const: "b" }] },
+      },
+    });
+    expect(normalized.properties).toEqual({
+      amount: { oneOf: [{ type: "number" }, { type: "string" }] },
+      note: { type: ["string", "null"] },
+      choice: { oneOf: [{ const: "a" }, { const: "b" }] },
+    });
+  });
+
+  it("inlines $defs references and rejects recursive ones", () => {
+    const withReference = {
+      type: "object",
+      properties: { place: { $ref: "#/$defs/place" } },
+      $defs: { place: { type: "object", properties: { city: { type: "string" } }, required: ["city"] } },
+    };
+    expect(normalizeToolSchema("t", withReference).properties).toEqual({
+      place: { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false },
+    });
+    const recursive = {
+      type: "object",
+      properties: { node: { $ref: "#/$defs/node" } },
+      $defs: { node: { type: "object", properties: { next: { $ref: "#/$defs/node" } } } },
+    };
+    expect(() => normalizeToolSchema("tree", recursive)).toThrow(/recursive/);
+  });
+
+  it("names the tool and the field of a keyword the grammar cannot follow", () => {
+    const bad = { type: "object", properties: { when: { type: "string", not: { const: "" } } } };
+    let caught: unknown;
+    try {
+      normalizeToolSchema("set_alarm", bad);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(InvalidToolSchemaError);
+    const error = caught as InvalidToolSchemaError;
+    expect(error.code).toBe("invalid_tool_schema");
+    expect(error.toolName).toBe("set_alarm");
+    expect(error.field).toBe("properties.when.not");
+    expect(error.message).toContain('"set_alarm"');
+  });
+
+  it("rejects a root that is not an object, required names that do not exist, and unknown types", () => {
+    expect(() => normalizeToolSchema("t", { type: "string" })).toThrow(InvalidToolSchemaError);
+    expect(() => normalizeToolSchema("t", { type: "object", properties: {}, required: ["ghost"] })).toThrow(/ghost/);
+    expect(() => normalizeToolSchema("t", { type: "object", properties: { x: { type: "date" } } })).toThrow(/properties\.x\.type/);
+    expect(() => normalizeToolSchema("t", { type: "object", properties: { x: { allOf: [{ type: "string" }, { minLength: 2 }] } } })).toThrow(/allOf/);
+  });
+
+  it("gives an object without declared properties free keys, and an empty schema any value", () => {
+    expect(normalizeToolSchema("t", { type: "object" })).toEqual({ type: "object", properties: {}, additionalProperties: true });
+    const anyValue = normalizeToolSchema("t", { type: "object", properties: { value: {} } }).properties as Record<string, { oneOf?: unknown[] }>;
+    expect(anyValue.value?.oneOf).toHaveLength(3);
+  });
+});
+
+describe("normalizeToolSpecs", () => {
+  it("rejects duplicate and unusable tool names", () => {
+    const tool = { name: "get_weather", description: "d", parameters: { type: "object", properties: {} } };
+    expect(() => normalizeToolSpecs([tool, tool])).toThrow(/share this name/);
+    expect(() => normalizeToolSpecs([{ ...tool, name: "get weather" }])).toThrow(InvalidToolSchemaError);
+    expect(normalizeToolSpecs([tool])[0]?.parameters).toEqual({ type: "object", properties: {}, additionalProperties: false });
+  });
+});
