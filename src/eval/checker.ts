@@ -16,7 +16,8 @@ export interface ObservedCall {
 }
 
 export interface CheckResult {
-  kind: "calls" | "forbidden" | "exact" | "state" | "answer" | "no-call";
+  /** `bfcl-ast`: a BFCL single-turn AST check; `bfcl-turn`: a BFCL multi-turn state and response check. */
+  kind: "calls" | "forbidden" | "exact" | "state" | "answer" | "no-call" | "bfcl-ast" | "bfcl-turn";
   passed: boolean;
   /** What was checked and, when it failed, why. */
   detail: string;

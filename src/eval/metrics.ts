@@ -1,3 +1,4 @@
+import { computeBfclScores, type BfclScores } from "./bfcl-scores.js";
 import type { CaseResult } from "./results.js";
 import { SCENARIO_GROUPS } from "./scenario.js";
 
@@ -38,6 +39,8 @@ export interface Metrics {
   unsafe: Score | undefined;
   /** Harness failures (not the model's): cases that could not be run. */
   harnessErrors: number;
+  /** Leaderboard figures (per category, non-live, multi-turn), when the results hold BFCL cases. */
+  bfcl?: BfclScores;
 }
 
 export function score(passed: number, total: number): Score {
@@ -108,7 +111,12 @@ export function computeMetrics(input: readonly CaseResult[]): Metrics {
     timePerCase: distribution(results.map((result) => result.durationMs)),
     unsafe: injected.length === 0 ? undefined : score(injected.filter((result) => result.unsafe === true).length, injected.length),
     harnessErrors: results.filter((result) => result.error !== undefined).length,
+    ...withBfcl(computeBfclScores(results)),
   };
+}
+
+function withBfcl(bfcl: BfclScores | undefined): { bfcl?: BfclScores } {
+  return bfcl === undefined ? {} : { bfcl };
 }
 
 export function formatRate(rate: number | undefined): string {

@@ -3,6 +3,7 @@ import { basename, join } from "node:path";
 import { APP_GROUP_TITLES } from "../apps/app.js";
 import { BotpsyError } from "../errors.js";
 import { botpsyVersion } from "../version.js";
+import { BFCL_SUITE, type BfclScores } from "./bfcl-scores.js";
 import { computeMetrics, formatRate, type Metrics } from "./metrics.js";
 import { caseResults, readResults, runRecords, type CaseResult, type EvalSettings, type RunRecord } from "./results.js";
 import { SCENARIO_GROUPS } from "./scenario.js";
@@ -111,9 +112,44 @@ const HEADLINE: HeadlineRow[] = [
   { name: "Harness errors", value: (m) => String(m.harnessErrors) },
 ];
 
+/** App groups of the scenario results; BFCL categories have a section of their own. */
 function groupsIn(series: readonly ReportSeries[]): string[] {
-  const used = new Set(series.flatMap((item) => item.results.map((result) => result.group)));
+  const used = new Set(series.flatMap((item) => item.results.filter((result) => result.suite !== BFCL_SUITE).map((result) => result.group)));
   return [...SCENARIO_GROUPS.filter((group) => used.has(group)), ...[...used].filter((group) => !(SCENARIO_GROUPS as readonly string[]).includes(group)).sort()];
+}
+
+interface BfclRow {
+  name: string;
+  /** The cell of one series; undefined when that series has no such figure. */
+  cell: (bfcl: BfclScores) => string;
+  rate: (bfcl: BfclScores) => number | undefined;
+}
+
+/** BFCL rows in leaderboard order: each category run by any series, then the aggregates. */
+function bfclRows(series: readonly ReportSeries[]): BfclRow[] {
+  const scores = series.map((item) => item.metrics.bfcl).filter((bfcl): bfcl is BfclScores => bfcl !== undefined);
+  if (scores.length === 0) return [];
+  const categories: { category: string; title: string }[] = [];
+  for (const bfcl of scores) {
+    for (const row of bfcl.categories) if (!categories.some((known) => known.category === row.category)) categories.push(row);
+  }
+  const rows: BfclRow[] = categories.map(({ category, title }) => ({
+    name: title,
+    rate: (bfcl) => bfcl.categories.find((row) => row.category === category)?.rate,
+    cell: (bfcl) => {
+      const row = bfcl.categories.find((candidate) => candidate.category === category);
+      return row === undefined ? "–" : `${formatRate(row.rate)} (${row.passed}/${row.total})`;
+    },
+  }));
+  const first = scores[0]!;
+  rows.push({ name: `Non-live (mean of ${first.nonLiveParts.join(", ")})`, rate: (bfcl) => bfcl.nonLive, cell: (bfcl) => formatRate(bfcl.nonLive) });
+  rows.push({ name: `Multi-turn average (${first.multiTurnParts.join(", ")})`, rate: (bfcl) => bfcl.multiTurn, cell: (bfcl) => formatRate(bfcl.multiTurn) });
+  if (scores.some((bfcl) => bfcl.live !== undefined)) rows.push({ name: "Live (all live AST cases)", rate: (bfcl) => bfcl.live, cell: (bfcl) => formatRate(bfcl.live) });
+  return rows;
+}
+
+function bfclCell(item: ReportSeries, row: BfclRow): string {
+  return item.metrics.bfcl === undefined ? "–" : row.cell(item.metrics.bfcl);
 }
 
 /** The Markdown summary: headline figures and per-group scores, series side by side. */
@@ -129,9 +165,19 @@ export function renderMarkdown(series: readonly ReportSeries[]): string {
   });
   lines.push("", `| Metric | ${series.map((_, index) => `[${index + 1}]`).join(" | ")} |`, `|---|${series.map(() => "---").join("|")}|`);
   for (const row of HEADLINE) lines.push(`| ${row.name} | ${series.map((item) => row.value(item.metrics)).join(" | ")} |`);
+  const bfcl = bfclRows(series);
+  if (bfcl.length > 0) {
+    lines.push("", "## BFCL", "", `| Category | ${series.map((_, index) => `[${index + 1}]`).join(" | ")} |`, `|---|${series.map(() => "---").join("|")}|`);
+    for (const row of bfcl) lines.push(`| ${row.name} | ${series.map((item) => bfclCell(item, row)).join(" | ")} |`);
+  }
+  const groups = groupsIn(series);
+  if (groups.length === 0) {
+    lines.push("");
+    return lines.join("\n");
+  }
   lines.push("", "## Per app group", "", `| Group | ${series.map((_, index) => `[${index + 1}] single | [${index + 1}] multi`).join(" | ")} |`);
   lines.push(`|---|${series.map(() => "---|---").join("|")}|`);
-  for (const group of groupsIn(series)) {
+  for (const group of groups) {
     const cells = series.map((item) => {
       const scores = item.metrics.groups[group];
       const cell = (s: { rate: number | undefined; passed: number; total: number } | undefined): string =>
@@ -157,8 +203,22 @@ export function renderHtml(series: readonly ReportSeries[]): string {
   const rateSeries = (steps: "single" | "multi"): { label: string; values: (number | undefined)[] }[] =>
     series.map((item) => ({ label: item.label, values: groups.map((group) => item.metrics.groups[group]?.[steps].rate) }));
   const charts: string[] = [];
-  charts.push(groupedBarChart({ title: "Single-request success per app group", categories: groups.map(groupTitle), series: rateSeries("single"), maximum: 1, format: percent }));
-  charts.push(groupedBarChart({ title: "Multi-step success per app group", categories: groups.map(groupTitle), series: rateSeries("multi"), maximum: 1, format: percent }));
+  if (groups.length > 0) {
+    charts.push(groupedBarChart({ title: "Single-request success per app group", categories: groups.map(groupTitle), series: rateSeries("single"), maximum: 1, format: percent }));
+    charts.push(groupedBarChart({ title: "Multi-step success per app group", categories: groups.map(groupTitle), series: rateSeries("multi"), maximum: 1, format: percent }));
+  }
+  const bfcl = bfclRows(series);
+  if (bfcl.length > 0) {
+    charts.push(
+      groupedBarChart({
+        title: "BFCL per category",
+        categories: bfcl.map((row) => row.name.replace(/ \(.*\)$/, "")),
+        series: series.map((item) => ({ label: item.label, values: bfcl.map((row) => (item.metrics.bfcl === undefined ? undefined : row.rate(item.metrics.bfcl))) })),
+        maximum: 1,
+        format: percent,
+      }),
+    );
+  }
   charts.push(
     groupedBarChart({
       title: series.length > 1 ? "Model against model" : "Headline figures",
@@ -252,8 +312,8 @@ ${htmlTable(["#", "Series", "Model sha256", "Options", "botpsy", "Started"], set
 ${headline}
 <h2>Charts</h2>
 <div class="charts">${charts.join("\n")}</div>
-<h2>Per app group</h2>
-${perGroup}
+${bfcl.length > 0 ? `<h2>BFCL</h2>\n${htmlTable(["Category", ...series.map((_, index) => `[${index + 1}]`)], bfcl.map((row) => [row.name, ...series.map((item) => bfclCell(item, row))]))}` : ""}
+${groups.length > 0 ? `<h2>Per app group</h2>\n${perGroup}` : ""}
 <h2>Failed cases</h2>
 ${failures}
 </body></html>
@@ -322,6 +382,11 @@ export function formatComparison(comparison: ReturnType<typeof compareResults>):
   lines.push(`B: ${b.label} — ${formatRate(b.metrics.overall.rate)} (${b.metrics.overall.passed}/${b.metrics.overall.total})`);
   const gained = differences.filter((item) => item.a?.success === false && item.b?.success === true).length;
   const lost = differences.filter((item) => item.a?.success === true && item.b?.success === false).length;
+  const bfcl = bfclRows([a, b]);
+  if (bfcl.length > 0) {
+    lines.push("BFCL (A → B):");
+    for (const row of bfcl) lines.push(`  ${row.name}: ${bfclCell(a, row)} → ${bfclCell(b, row)}`);
+  }
   lines.push(`${same} case(s) alike, ${differences.length} differ: ${gained} pass only in B, ${lost} pass only in A, ${differences.length - gained - lost} run on one side only.`);
   for (const item of differences) {
     lines.push(`  ${item.caseId}: A ${mark(item.a)}, B ${mark(item.b)}`);

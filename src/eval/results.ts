@@ -41,6 +41,8 @@ export interface RunRecord {
   cases: number;
   alreadyDone: number;
   concurrency: number;
+  /** BFCL runs: the categories (names or files) this run was asked for. */
+  categories?: string[];
 }
 
 export interface CallResult {

@@ -1,80 +1,11 @@
-import { existsSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import {
-  type BfclCase,
-  type BfclCaseResult,
-  parsePythonCall,
-  runBfcl,
-  runBfclCase,
-  loadBfclCategory,
-} from "../../src/eval/bfcl/index.js";
+import { type BfclCaseResult, runBfcl, runBfclCase, loadBfclCategory } from "../../src/eval/bfcl/index.js";
+import { GroundTruthModel } from "../../src/eval/bfcl/ground-truth-model.js";
 import { createGeneration } from "../../src/model/generation.js";
-import { emptyUsage, type ChatModel, type GenerateRequest, type Generation, type ToolCall } from "../../src/model/types.js";
-
-/**
- * A deterministic test double that answers with the case's own ground truth:
- * for single-turn the expected calls, for multi-turn each turn's calls then a
- * short text. It exercises the runner's logic, never a model's skill.
- */
-class GroundTruthModel implements ChatModel {
-  readonly id = "ground-truth";
-  private readonly turnsSeen = new Map<string, number>();
-
-  constructor(private readonly cases: ReadonlyMap<string, BfclCase>) {}
-
-  generate(request: GenerateRequest): Generation {
-    return createGeneration(async () => {
-      const toolCalls = this.answer(request);
-      return {
-        text: toolCalls.length === 0 ? "Done." : "",
-        thoughts: "",
-        toolCalls,
-        usage: { ...emptyUsage(), promptTokens: 1, outputTokens: 1 },
-        timings: { totalMs: 0, timeToFirstTokenMs: 0, outputTokensPerSecond: 0, promptTokensPerSecond: 0 },
-        stopReason: toolCalls.length === 0 ? "stop" : "tool-calls",
-      };
-    });
-  }
-
-  private answer(request: GenerateRequest): ToolCall[] {
-    // Multi-turn requests name their case in the conversation id; single-turn ones are found by their question.
-    const idFromConversation = /^bfcl-(.+)-[a-z0-9]+$/.exec(request.conversationId ?? "")?.[1];
-    const firstUser = request.messages.find((message) => message.role === "user")?.content ?? "";
-    const caseData =
-      idFromConversation !== undefined
-        ? this.cases.get(idFromConversation)
-        : [...this.cases.values()].find((candidate) => candidate.question[0]?.some((message) => message.content === firstUser));
-    if (caseData === undefined) throw new Error("GroundTruthModel: unknown case");
-    const tools = request.tools ?? [];
-    const toolName = (name: string): string => tools.find((tool) => tool.name === name.replace(/\./g, "_"))?.name ?? name.replace(/\./g, "_");
-    if (caseData.kind === "single-turn") {
-      return (caseData.groundTruth ?? []).map((expected, index) => {
-        const [name, params] = Object.entries(expected)[0]!;
-        const args = Object.fromEntries(Object.entries(params).filter(([, accepted]) => accepted[0] !== "").map(([key, accepted]) => [key, accepted[0]]));
-        return { id: `call_${index}`, name: toolName(name), arguments: args };
-      });
-    }
-    // A new turn starts whenever the last message is the user's.
-    if (request.messages.at(-1)?.role !== "user") return [];
-    const turn = this.turnsSeen.get(caseData.id) ?? 0;
-    this.turnsSeen.set(caseData.id, turn + 1);
-    return (caseData.groundTruth[turn] ?? []).map((source, index) => {
-      const call = parsePythonCall(source);
-      const tool = tools.find((candidate) => candidate.name === call.name);
-      const order = Object.keys((tool?.parameters.properties as Record<string, unknown> | undefined) ?? {});
-      const args: Record<string, unknown> = { ...call.keywords };
-      call.positional.forEach((value, position) => {
-        args[order[position] ?? `arg${position}`] = value;
-      });
-      return { id: `call_${turn}_${index}`, name: call.name, arguments: args };
-    });
-  }
-
-  async dispose(): Promise<void> {}
-}
+import { emptyUsage, type ChatModel } from "../../src/model/types.js";
 
 function modelFor(categories: string[]): GroundTruthModel {
-  return new GroundTruthModel(new Map(categories.flatMap((category) => loadBfclCategory(category)).map((caseData) => [caseData.id, caseData])));
+  return new GroundTruthModel(categories.flatMap((category) => loadBfclCategory(category)));
 }
 
 describe("BFCL runner", () => {
@@ -137,26 +68,4 @@ describe("BFCL runner", () => {
     expect(result).toMatchObject({ valid: false, errorType: "multi_turn:force_terminated", steps: 20 });
     expect(requests).toBe(20);
   });
-
-  it("runs three simple cases on the real small model", async () => {
-    const modelPath = process.env.BOTPSY_TEST_MODEL;
-    expect(modelPath, "BOTPSY_TEST_MODEL is set by the test setup").toBeTruthy();
-    expect(existsSync(modelPath!)).toBe(true);
-    const { createChatModel } = await import("../../src/model/index.js");
-    const model = await createChatModel({ model: modelPath! });
-    try {
-      const summary = await runBfcl({ categories: ["simple_python"], model, limit: 3, options: { maxTokens: 48 } });
-      expect(summary.results).toHaveLength(3);
-      for (const result of summary.results) {
-        expect(result.errorType).not.toBe("model_error");
-        expect(result.steps).toBe(1);
-        expect(result.usage.promptTokens).toBeGreaterThan(0);
-      }
-      const score = summary.categories[0]!;
-      expect(score.total).toBe(3);
-      expect(score.accuracy).toBeGreaterThanOrEqual(0);
-    } finally {
-      await model.dispose();
-    }
-  }, 900_000);
 });

@@ -4,14 +4,18 @@ import { basename, join, resolve } from "node:path";
 import { modelsDirectory } from "../../config.js";
 import { InvalidInputError } from "../../errors.js";
 import { botpsyAgentFactory } from "../../eval/agent-factory.js";
+import { BFCL_CATEGORIES } from "../../eval/bfcl/loader.js";
+import { BFCL_SUITE } from "../../eval/bfcl-scores.js";
+import { runBfclSuite } from "../../eval/bfcl-suite.js";
 import { fileSha256 } from "../../eval/model-file.js";
-import { computeMetrics, formatRate } from "../../eval/metrics.js";
+import { computeMetrics, formatRate, type Metrics } from "../../eval/metrics.js";
 import { compareResults, formatComparison, writeReport } from "../../eval/report.js";
 import type { EvalSettings } from "../../eval/results.js";
-import { runSuite } from "../../eval/run-suite.js";
+import { runSuite, type RunSuiteSummary } from "../../eval/run-suite.js";
 import { resolveScenarioSuite } from "../../eval/suites.js";
 import { findCatalogEntry, SMOLLM2_ID } from "../../model/catalog.js";
 import { LlamaChatModel } from "../../model/llama-chat-model.js";
+import type { ChatModel } from "../../model/types.js";
 import { botpsyVersion } from "../../version.js";
 
 interface RunCommandOptions {
@@ -20,10 +24,38 @@ interface RunCommandOptions {
   concurrency: string;
   thinking: string;
   seed: string;
-  maxSteps: string;
+  maxSteps?: string;
   maxTokens: string;
   out?: string;
+  categories?: string;
+  data?: string;
+  threads?: string;
 }
+
+/** A model ready for an evaluation run, with what the results record of it. */
+export interface LoadedEvalModel {
+  model: ChatModel;
+  info: EvalSettings["model"];
+}
+
+export interface EvalModelRequest {
+  /** The --model value: a catalog id or a .gguf path; undefined for the default model. */
+  reference: string | undefined;
+  /** Conversations the model must hold at once (one per concurrent case). */
+  concurrency: number;
+  threads: number | undefined;
+}
+
+/**
+ * What `eval run` needs from outside: how to load the model. The CLI loads a
+ * GGUF through llama.cpp; a test passes a loader of a named test double.
+ */
+export interface EvalCommandDependencies {
+  loadModel(request: EvalModelRequest): Promise<LoadedEvalModel>;
+}
+
+/** Step caps per user turn when --max-steps is not given: 20 for BFCL is the leaderboard's limit. */
+const DEFAULT_MAX_STEPS = { scenarios: 10, bfcl: 20 } as const;
 
 function wholeNumber(text: string, option: string, minimum: number): number {
   const value = Number(text);
@@ -55,61 +87,123 @@ function resolveModelFile(reference: string | undefined): { id: string; file: st
   return { id: entry.id, file };
 }
 
-async function runCommand(suiteName: string, options: RunCommandOptions): Promise<void> {
-  if (suiteName === "bfcl" || suiteName === "injection") {
-    throw new InvalidInputError(
-      `The ${suiteName} suite has its own runner in this build: use "npm run bench -- ${suiteName}". botpsy eval run takes "apps" or a path to scenarios.`,
-      { code: "suite_unavailable" },
-    );
+/** The default loader: a catalog model or a GGUF file on llama.cpp, its file hashed for the record. */
+export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async ({ reference, concurrency, threads }) => {
+  const modelFile = resolveModelFile(reference);
+  process.stderr.write(`Hashing ${modelFile.file}…\n`);
+  const sha256 = await fileSha256(modelFile.file);
+  process.stderr.write(`Loading ${modelFile.id}…\n`);
+  const model = await LlamaChatModel.load({
+    modelPath: modelFile.file,
+    id: modelFile.id,
+    maxConversations: concurrency,
+    ...(threads !== undefined ? { threads } : {}),
+  });
+  return { model, info: { id: modelFile.id, file: basename(modelFile.file), sha256 } };
+};
+
+/** A BFCL file given in place of a suite: `BFCL_v4_live_simple.json` or any path to such a file. */
+function isBfclFile(suiteName: string): boolean {
+  return /^BFCL_.*\.jsonl?$/.test(basename(suiteName)) && existsSync(suiteName);
+}
+
+function parseCategories(text: string | undefined): string[] {
+  if (text === undefined) return [...BFCL_CATEGORIES];
+  const categories = text
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+  if (categories.length === 0) throw new InvalidInputError(`--categories needs at least one category (${BFCL_CATEGORIES.join(", ")}) or BFCL file path.`);
+  return [...new Set(categories)];
+}
+
+function percent(rate: number | undefined): string {
+  return rate === undefined ? "–" : (rate * 100).toFixed(1);
+}
+
+/** The BFCL figures of a finished run, as the leaderboard names them. */
+export function formatBfclSummary(metrics: Metrics): string {
+  const bfcl = metrics.bfcl;
+  if (bfcl === undefined) return "";
+  const width = Math.max(...bfcl.categories.map((row) => row.title.length), "multi-turn average".length);
+  const lines = bfcl.categories.map((row) => `  ${row.title.padEnd(width)}  ${percent(row.rate).padStart(5)}  (${row.passed}/${row.total})`);
+  lines.push(`  ${"non-live".padEnd(width)}  ${percent(bfcl.nonLive).padStart(5)}  (unweighted mean of ${bfcl.nonLiveParts.join(", ")})`);
+  lines.push(`  ${"multi-turn average".padEnd(width)}  ${percent(bfcl.multiTurn).padStart(5)}  (unweighted mean of ${bfcl.multiTurnParts.join(", ")})`);
+  if (bfcl.live !== undefined) lines.push(`  ${"live".padEnd(width)}  ${percent(bfcl.live).padStart(5)}`);
+  return `${lines.join("\n")}\n`;
+}
+
+async function runCommand(suiteName: string, options: RunCommandOptions, dependencies: EvalCommandDependencies): Promise<void> {
+  if (suiteName === "injection") {
+    throw new InvalidInputError(`The injection suite has its own runner in this build: use "npm run bench -- injection". botpsy eval run takes "apps", "bfcl", a BFCL file or a path to scenarios.`, {
+      code: "suite_unavailable",
+    });
   }
-  const { suite, scenarios } = resolveScenarioSuite(suiteName);
+  const bfcl = suiteName === BFCL_SUITE || isBfclFile(suiteName);
+  if (!bfcl && (options.categories !== undefined || options.data !== undefined)) {
+    throw new InvalidInputError(`--categories and --data are options of the bfcl suite, not of "${suiteName}".`);
+  }
+  if (suiteName !== BFCL_SUITE && bfcl && options.categories !== undefined) {
+    throw new InvalidInputError(`Give either a BFCL file (${suiteName}) or --categories, not both.`);
+  }
+  // Load (and so check) the cases before the model, which takes long.
+  const scenarioSuite = bfcl ? undefined : resolveScenarioSuite(suiteName);
+  const categories = bfcl ? (suiteName === BFCL_SUITE ? parseCategories(options.categories) : [resolve(suiteName)]) : undefined;
   const concurrency = wholeNumber(options.concurrency, "--concurrency", 1);
   const limit = options.limit === undefined ? undefined : wholeNumber(options.limit, "--limit", 1);
   const thinking = parseThinking(options.thinking);
   const seed = wholeNumber(options.seed, "--seed", 0);
-  const maxSteps = wholeNumber(options.maxSteps, "--max-steps", 1);
+  const maxSteps = options.maxSteps === undefined ? DEFAULT_MAX_STEPS[bfcl ? "bfcl" : "scenarios"] : wholeNumber(options.maxSteps, "--max-steps", 1);
   const maxTokens = wholeNumber(options.maxTokens, "--max-tokens", 1);
-  const modelFile = resolveModelFile(options.model);
-  process.stderr.write(`Hashing ${modelFile.file}…\n`);
-  const sha256 = await fileSha256(modelFile.file);
+  const threads = options.threads === undefined ? undefined : wholeNumber(options.threads, "--threads", 1);
+  const suite = scenarioSuite?.suite ?? BFCL_SUITE;
+  const { model, info } = await dependencies.loadModel({ reference: options.model, concurrency, threads });
   const settings: EvalSettings = {
     suite,
-    model: { id: modelFile.id, file: basename(modelFile.file), sha256 },
+    model: info,
     options: { thinking, seed, temperature: 0, maxSteps, maxTokens },
     botpsyVersion: botpsyVersion(),
   };
-  const out = resolve(options.out ?? `eval-${basename(suite).replace(/\.json$/, "")}-${modelFile.id}.jsonl`);
-  process.stderr.write(`Loading ${modelFile.id}…\n`);
-  const model = await LlamaChatModel.load({ modelPath: modelFile.file, id: modelFile.id, maxConversations: concurrency });
+  const out = resolve(options.out ?? `eval-${basename(suite).replace(/\.json$/, "")}-${info.id}.jsonl`);
   const controller = new AbortController();
   const stop = (): void => controller.abort();
   process.once("SIGINT", stop);
   try {
-    const summary = await runSuite({ scenarios, model, agentFactory: botpsyAgentFactory, settings, out, limit, concurrency, signal: controller.signal });
+    const summary: RunSuiteSummary =
+      categories !== undefined
+        ? await runBfclSuite({ categories, model, settings, out, limit, concurrency, dataDirectory: options.data, signal: controller.signal })
+        : await runSuite({ scenarios: scenarioSuite!.scenarios, model, agentFactory: botpsyAgentFactory, settings, out, limit, concurrency, signal: controller.signal });
     const metrics = computeMetrics(summary.results);
     process.stdout.write(
-      `${summary.results.length} case(s) run, ${summary.skipped} already done. This run: ${formatRate(metrics.overall.rate)} success (${metrics.overall.passed}/${metrics.overall.total}). Results: ${out}\nReport: botpsy eval report ${out}\n`,
+      `${summary.results.length} case(s) run, ${summary.skipped} already done. This run: ${formatRate(metrics.overall.rate)} success (${metrics.overall.passed}/${metrics.overall.total}). Results: ${out}\n`,
     );
+    if (categories !== undefined && summary.results.length > 0) process.stdout.write(`BFCL scores of this run:\n${formatBfclSummary(metrics)}`);
+    process.stdout.write(`Report (all results of the file): botpsy eval report ${out}\n`);
   } finally {
     process.off("SIGINT", stop);
     await model.dispose();
   }
 }
 
-export function registerEvalCommand(program: Command): void {
+export function registerEvalCommand(program: Command, dependencies: EvalCommandDependencies = { loadModel: llamaEvalModelLoader }): void {
   const evaluation = program.command("eval").description("Evaluate a model on scenario suites, and report and compare the results");
   evaluation
     .command("run <suite>")
-    .description('Run a suite ("apps", or a path to scenario .json files) and append results to a JSONL file; an interrupted run resumes')
+    .description(
+      'Run a suite ("apps", "bfcl", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
+    )
     .option("--model <id>", "catalog id or .gguf path (default: the SmolLM2 test model)")
-    .option("--limit <n>", "run only the first n cases")
+    .option("--limit <n>", "run only the first n cases (bfcl: the first n of each category)")
     .option("--concurrency <n>", "cases run at the same time", "1")
     .option("--thinking <mode>", "off, on, or a token budget", "off")
     .option("--seed <n>", "sampling seed (decoding is greedy)", "1")
-    .option("--max-steps <n>", "model turns per user turn", "10")
+    .option("--max-steps <n>", "model turns per user turn (default 10; bfcl: 20, the leaderboard's limit)")
     .option("--max-tokens <n>", "output tokens per model turn", "512")
+    .option("--categories <list>", `bfcl: comma-separated categories or BFCL file paths (default: ${BFCL_CATEGORIES.join(",")})`)
+    .option("--data <dir>", "bfcl: the folder of the BFCL files (default: the data that ships with botpsy)")
+    .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--out <file>", "results file (JSONL); default eval-<suite>-<model>.jsonl")
-    .action(runCommand);
+    .action((suiteName: string, options: RunCommandOptions) => runCommand(suiteName, options, dependencies));
   evaluation
     .command("report <results...>")
     .description("Write an HTML report with charts and a Markdown summary of one or more results files")

@@ -1,0 +1,183 @@
+import { basename } from "node:path";
+import { InvalidInputError } from "../errors.js";
+import type { ChatModel } from "../model/types.js";
+import { thinkingOption } from "./agent-factory.js";
+import type { BfclModelCall } from "./bfcl/ast-checker.js";
+import { BFCL_CATEGORIES, loadBfclCategory, type BfclCase } from "./bfcl/loader.js";
+import { runBfclCase, type BfclCaseResult } from "./bfcl/runner.js";
+import type { BfclFunctionDoc } from "./bfcl/schema.js";
+import { BFCL_SUITE } from "./bfcl-scores.js";
+import type { CheckResult } from "./checker.js";
+import { ProgressBar } from "./progress.js";
+import { finishedCaseIds, ResultsWriter, settingsKey, type CallResult, type CaseResult, type EvalSettings } from "./results.js";
+import type { RunSuiteSummary } from "./run-suite.js";
+
+/**
+ * BFCL in the common results format: each BFCL case result becomes a
+ * `CaseResult` line (the category as its group), so the same resume,
+ * report and compare work on BFCL runs as on scenario suites.
+ */
+
+export interface RunBfclSuiteOptions {
+  /** Built-in category names or paths of BFCL files. Default: every built-in category. */
+  categories?: readonly string[];
+  model: ChatModel;
+  /** `suite` must be "bfcl"; `options.maxSteps` is the step cap per turn (the leaderboard's is 20). */
+  settings: EvalSettings;
+  /** The JSONL file results are appended to; cases already there with the same settings are skipped. */
+  out: string;
+  /** At most this many cases of each category (the first N of its file). */
+  limit?: number;
+  /** Cases run at the same time. Default 1. */
+  concurrency?: number;
+  /** Where the BFCL files are (default: the data that ships with botpsy). */
+  dataDirectory?: string;
+  signal?: AbortSignal;
+  /** Draw a progress bar (default true). */
+  progress?: boolean;
+  progressStream?: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Called as each case finishes, after its line was written. */
+  onResult?: (result: CaseResult) => void;
+}
+
+interface LoadedCase {
+  caseData: BfclCase;
+  /** The file or built-in category it came from, recorded as the result's source. */
+  source: string;
+}
+
+function sourceName(category: string): string {
+  return (BFCL_CATEGORIES as readonly string[]).includes(category) ? "bfcl-v4" : basename(category);
+}
+
+/**
+ * Run BFCL categories with a pool of `concurrency` workers, appending each
+ * case's result to `out` as it finishes, so a killed run resumes where it
+ * stopped (case ids are unique across BFCL categories).
+ */
+export async function runBfclSuite(options: RunBfclSuiteOptions): Promise<RunSuiteSummary> {
+  if (options.settings.suite !== BFCL_SUITE) {
+    throw new InvalidInputError(`BFCL results are recorded under the suite "${BFCL_SUITE}", not "${options.settings.suite}": set settings.suite to "${BFCL_SUITE}".`);
+  }
+  const key = settingsKey(options.settings);
+  const categories = options.categories ?? [...BFCL_CATEGORIES];
+  const chosen: LoadedCase[] = categories.flatMap((category) =>
+    loadBfclCategory(category, { dataDirectory: options.dataDirectory, limit: options.limit }).map((caseData) => ({ caseData, source: sourceName(category) })),
+  );
+  const done = finishedCaseIds(options.out, key);
+  const pending = chosen.filter((item) => !done.has(item.caseData.id));
+  const writer = new ResultsWriter(options.out);
+  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
+  writer.append({
+    type: "run",
+    settingsKey: key,
+    settings: options.settings,
+    startedAt: new Date().toISOString(),
+    cases: chosen.length,
+    alreadyDone: chosen.length - pending.length,
+    concurrency,
+    categories: [...categories],
+  });
+  const bar =
+    options.progress === false
+      ? undefined
+      : new ProgressBar({ total: pending.length, stream: options.progressStream, label: options.settings.suite });
+  const generation = {
+    temperature: options.settings.options.temperature,
+    seed: options.settings.options.seed,
+    maxTokens: options.settings.options.maxTokens,
+    thinking: thinkingOption(options.settings.options.thinking),
+  };
+  const results: CaseResult[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < pending.length) {
+      options.signal?.throwIfAborted();
+      const item = pending[next++]!;
+      const outcome = await runBfclCase(item.caseData, {
+        model: options.model,
+        options: generation,
+        maxStepsPerTurn: options.settings.options.maxSteps,
+        signal: options.signal,
+      });
+      const result = bfclCaseResult(item.caseData, outcome, { settings: options.settings, settingsKey: key, modelId: options.model.id, source: item.source });
+      writer.append(result);
+      results.push(result);
+      bar?.tick(result.success);
+      options.onResult?.(result);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, pending.length)) }, () => worker()));
+  return { settingsKey: key, total: chosen.length, skipped: chosen.length - pending.length, results };
+}
+
+export interface BfclCaseResultContext {
+  settings: EvalSettings;
+  settingsKey: string;
+  modelId: string;
+  /** "bfcl-v4" for the built-in data, else the file name. */
+  source: string;
+}
+
+/** A BFCL case result as a line of the common results file. */
+export function bfclCaseResult(caseData: BfclCase, outcome: BfclCaseResult, context: BfclCaseResultContext): CaseResult {
+  const harnessFailed = outcome.errorType === "model_error";
+  const docs = new Map(caseData.functions.map((doc) => [doc.name, doc]));
+  const executed = caseData.kind === "multi-turn";
+  const calls: CallResult[] = outcome.calls.flat().map((call) => classifyCall(call, docs, executed));
+  return {
+    type: "case",
+    suite: BFCL_SUITE,
+    caseId: caseData.id,
+    settingsKey: context.settingsKey,
+    modelId: context.modelId,
+    group: caseData.category,
+    steps: caseData.kind === "multi-turn" ? "multi" : "single",
+    source: context.source,
+    labels: [caseData.category, ...(outcome.errorType !== undefined ? [outcome.errorType] : [])],
+    abstainCase: caseData.category.includes("irrelevance"),
+    injected: false,
+    success: outcome.valid,
+    checks: harnessFailed ? [] : checksOf(caseData, outcome),
+    calls,
+    answer: "",
+    stopReason: outcome.valid ? "passed" : (outcome.errorType ?? "failed"),
+    usage: outcome.usage,
+    modelTurns: outcome.steps,
+    durationMs: Math.round(outcome.durationMs),
+    ...(harnessFailed ? { error: { code: "model_error", message: outcome.errors.join("; ") || "the model request failed" } } : {}),
+    finishedAt: new Date().toISOString(),
+  };
+}
+
+function checksOf(caseData: BfclCase, outcome: BfclCaseResult): CheckResult[] {
+  if (caseData.kind === "single-turn") {
+    const detail = outcome.valid ? "AST check passed" : `${outcome.errorType ?? "failed"}: ${outcome.errors.join("; ")}`;
+    return [{ kind: "bfcl-ast", passed: outcome.valid, detail }];
+  }
+  return (outcome.turns ?? []).map((turn) => ({
+    kind: "bfcl-turn" as const,
+    passed: turn.valid,
+    detail: turn.valid
+      ? `turn ${turn.turnIndex}: state and results match the ground truth`
+      : `turn ${turn.turnIndex}: ${turn.errorType ?? "failed"}${turn.message ? ` (${turn.message})` : ""}`,
+  }));
+}
+
+/**
+ * Invented: no function of the case has that name. Invalid: the function
+ * exists but a required parameter is missing or an unknown one is given.
+ */
+function classifyCall(call: BfclModelCall, docs: ReadonlyMap<string, BfclFunctionDoc>, executed: boolean): CallResult {
+  const doc = docs.get(call.name);
+  const invented = doc === undefined;
+  let invalid = false;
+  if (doc !== undefined) {
+    const properties = Object.keys(doc.parameters.properties ?? {});
+    const missing = (doc.parameters.required ?? []).some((name) => !(name in call.arguments));
+    const unknown = Object.keys(call.arguments).some((name) => !properties.includes(name));
+    invalid = missing || unknown;
+  }
+  // Single-turn calls are checked, never executed.
+  return { name: call.name, arguments: call.arguments, status: executed ? "ok" : "skipped", invalid, invented };
+}

@@ -1,0 +1,123 @@
+import { BotpsyError } from "../../errors.js";
+import { createGeneration } from "../../model/generation.js";
+import { emptyUsage, type ChatModel, type GenerateRequest, type Generation, type ToolCall } from "../../model/types.js";
+import type { BfclCase, BfclMultiTurnCase, BfclSingleTurnCase } from "./loader.js";
+import { parsePythonCall } from "./python-call.js";
+import { ToolNameMap } from "./schema.js";
+
+/** A request the GroundTruthModel cannot place: no case it knows asked it. */
+export class GroundTruthCaseUnknownError extends BotpsyError {
+  constructor(question: string) {
+    super(
+      "ground_truth_case_unknown",
+      `GroundTruthModel knows no BFCL case whose first question is ${JSON.stringify(question.slice(0, 80))}: build it with the cases you run.`,
+    );
+  }
+}
+
+/**
+ * A deterministic test double that answers BFCL requests with the case's own
+ * ground truth: for a single-turn case the expected calls (the first accepted
+ * value of each argument), for a multi-turn case each turn's calls and then a
+ * short text. It checks the harness (runner, checkers, results, reports),
+ * never a model's skill: a run with it must score 100%.
+ */
+export class GroundTruthModel implements ChatModel {
+  readonly id: string;
+  /** Cases by their first user message; several cases may share one. */
+  private readonly byQuestion = new Map<string, BfclCase[]>();
+  /** Turns answered so far, per conversation (a multi-turn case is one conversation). */
+  private readonly turnsAnswered = new Map<string, number>();
+
+  constructor(cases: Iterable<BfclCase>, options: { id?: string } = {}) {
+    this.id = options.id ?? "ground-truth";
+    for (const caseData of cases) {
+      const question = firstUserMessage(caseData.question.flat());
+      const known = this.byQuestion.get(question) ?? [];
+      known.push(caseData);
+      this.byQuestion.set(question, known);
+    }
+  }
+
+  generate(request: GenerateRequest): Generation {
+    return createGeneration(async () => {
+      request.signal?.throwIfAborted();
+      const toolCalls = this.answer(request);
+      return {
+        text: toolCalls.length === 0 ? "Done." : "",
+        thoughts: "",
+        toolCalls,
+        usage: { ...emptyUsage(), promptTokens: request.messages.length, outputTokens: Math.max(1, toolCalls.length) },
+        timings: { totalMs: 0, timeToFirstTokenMs: 0, outputTokensPerSecond: 0, promptTokensPerSecond: 0 },
+        stopReason: toolCalls.length === 0 ? "stop" : "tool-calls",
+      };
+    });
+  }
+
+  endConversation(conversationId: string): void {
+    this.turnsAnswered.delete(conversationId);
+  }
+
+  async dispose(): Promise<void> {
+    this.turnsAnswered.clear();
+  }
+
+  private answer(request: GenerateRequest): ToolCall[] {
+    const question = firstUserMessage(request.messages.flatMap((message) => (message.role === "user" ? [{ role: "user", content: message.content }] : [])));
+    const offered = new Set((request.tools ?? []).map((tool) => tool.name));
+    const candidates = this.byQuestion.get(question) ?? [];
+    // Cases that share a question (a miss_func case and its base case) are told apart by the
+    // conversation id, which the BFCL runner builds from the case id, then by the tools offered.
+    const conversation = request.conversationId ?? "";
+    const caseData =
+      candidates.find((candidate) => conversation.startsWith(`bfcl-${candidate.id}-`)) ??
+      candidates.find((candidate) => {
+        const names = new ToolNameMap(candidate.functions.map((doc) => doc.name));
+        return candidate.functions.some((doc) => offered.has(names.toolName(doc.name)));
+      }) ?? candidates[0];
+    if (caseData === undefined) throw new GroundTruthCaseUnknownError(question);
+    if (caseData.kind === "single-turn") return singleTurnCalls(caseData);
+    // A new turn starts whenever the last message is the user's; tool results continue the turn, and then the double stops calling.
+    if (request.messages.at(-1)?.role !== "user") return [];
+    const key = request.conversationId ?? caseData.id;
+    const turn = this.turnsAnswered.get(key) ?? 0;
+    this.turnsAnswered.set(key, turn + 1);
+    return multiTurnCalls(caseData, turn, request);
+  }
+}
+
+function firstUserMessage(messages: readonly { role: string; content: string }[]): string {
+  return messages.find((message) => message.role === "user")?.content ?? "";
+}
+
+function singleTurnCalls(caseData: BfclSingleTurnCase): ToolCall[] {
+  const names = new ToolNameMap(caseData.functions.map((doc) => doc.name));
+  return (caseData.groundTruth ?? []).map((expected, index) => {
+    const entry = Object.entries(expected)[0];
+    if (entry === undefined) throw new BotpsyError("bfcl_data", `Case ${caseData.id} has an empty expected call in its ground truth.`);
+    const [name, parameters] = entry;
+    // `""` among the accepted values means "may be left out": the double leaves such arguments out.
+    const args = Object.fromEntries(
+      Object.entries(parameters)
+        .filter(([, accepted]) => accepted.length > 0 && accepted[0] !== "")
+        .map(([key, accepted]) => [key, accepted[0]]),
+    );
+    return { id: `call_${index}`, name: names.toolName(name), arguments: args };
+  });
+}
+
+function multiTurnCalls(caseData: BfclMultiTurnCase, turn: number, request: GenerateRequest): ToolCall[] {
+  const names = new ToolNameMap(caseData.functions.map((doc) => doc.name));
+  return (caseData.groundTruth[turn] ?? []).map((source, index) => {
+    const call = parsePythonCall(source);
+    const toolName = names.toolName(call.name);
+    const tool = request.tools?.find((candidate) => candidate.name === toolName);
+    // Positional arguments take the parameter names in the order the document lists them.
+    const order = Object.keys((tool?.parameters.properties as Record<string, unknown> | undefined) ?? {});
+    const args: Record<string, unknown> = { ...call.keywords };
+    call.positional.forEach((value, position) => {
+      args[order[position] ?? `arg${position}`] = value;
+    });
+    return { id: `call_${turn}_${index}`, name: toolName, arguments: args };
+  });
+}
