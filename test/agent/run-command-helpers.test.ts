@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import type { ApprovalRequest } from "../../src/agent/types.js";
+import { decideApprovals, EXIT_CODES, parseMaxSteps, parseThreads, RunPrinter } from "../../src/cli/commands/run.js";
+
+const request: ApprovalRequest = {
+  id: "approval-1-1",
+  call: { id: "call_1", name: "send_email", arguments: { to: "frank@example.com" } },
+  risk: "send",
+  preview: "send_email would create email/outbox out-1",
+  reason: "send calls need your approval",
+};
+
+describe("botpsy run helpers", () => {
+  it("approves everything with --yes, asks [y/N] otherwise, and has no decision without a terminal", async () => {
+    expect(await decideApprovals([request], { yes: true })).toEqual([{ requestId: "approval-1-1", approved: true }]);
+    const questions: string[] = [];
+    const answers = ["y", ""];
+    const ask = (question: string): Promise<string> => {
+      questions.push(question);
+      return Promise.resolve(answers.shift() ?? "");
+    };
+    expect(await decideApprovals([request, { ...request, id: "approval-1-2" }], { ask })).toEqual([
+      { requestId: "approval-1-1", approved: true },
+      { requestId: "approval-1-2", approved: false },
+    ]);
+    expect(questions[0]).toContain("[y/N]");
+    expect(questions[0]).toContain("send_email");
+    expect(await decideApprovals([request], {})).toBeUndefined();
+  });
+
+  it("prints calls, results, errors and approval requests as they happen", () => {
+    let printed = "";
+    const printer = new RunPrinter((text) => (printed += text));
+    printer.event({ type: "text-delta", text: "Let me check" });
+    printer.event({ type: "tool-call", call: request.call, risk: "send", step: 1 });
+    printer.event({ type: "tool-result", call: request.call, result: { id: "out-1" }, durationMs: 3 });
+    printer.event({ type: "tool-error", call: request.call, error: { code: "offline", message: "No network." }, durationMs: 1 });
+    printer.event({ type: "approval-request", request });
+    expect(printed).toBe(
+      [
+        "Let me check",
+        '→ send_email {"to":"frank@example.com"} [send]',
+        '  ✓ send_email: {"id":"out-1"} (3 ms)',
+        "  ✗ send_email: offline: No network.",
+        "? send_email needs approval (send calls need your approval)",
+        "  send_email would create email/outbox out-1",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("exits 0 only when the task finished, and rejects bad numbers", () => {
+    expect(EXIT_CODES.answered).toBe(0);
+    for (const reason of ["abstained", "step_limit", "error", "awaiting_approval", "aborted"] as const) expect(EXIT_CODES[reason]).not.toBe(0);
+    expect(parseMaxSteps("4")).toBe(4);
+    expect(parseMaxSteps(undefined)).toBeUndefined();
+    expect(() => parseMaxSteps("0")).toThrow(/--max-steps/);
+    expect(() => parseThreads("two")).toThrow(/--threads/);
+  });
+});
