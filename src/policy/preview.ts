@@ -61,7 +61,9 @@ export async function previewCall(
   }
 }
 
-const RECIPIENT_KEY = /^(to|recipients?|contacts?|chat|conversation|email|address|phone|number|payee|beneficiary|cc|bcc)$/i;
+const RECIPIENT_KEY = /^(to|with|recipients?|contacts?|chat|conversation|email|address|phone|number|payee|beneficiary|cc|bcc)$/i;
+/** Who wrote or owns a record is not who the call sends to: recipients are not looked for under these. */
+const AUTHOR_KEY = /^(from|owner|author|sender|by|organizer|organiser)$/i;
 const TEXT_KEY = /^(text|body|message|content)$/i;
 const AMOUNT_KEY = /^(amount|total|price|sum|grand_total|grandTotal|cost)$/i;
 const CARD_KEY = /^(last4|card_last4|cardLast4|card|card_number|cardNumber|payment_method|paymentMethod|card_id|cardId|from_account|account)$/i;
@@ -83,11 +85,18 @@ export function describeCall(tool: Pick<Tool, "name" | "risk">, args: Record<str
   }
 }
 
-function collect(value: unknown, keyPattern: RegExp, found: { key: string; value: unknown }[] = [], depth = 0): { key: string; value: unknown }[] {
+function collect(
+  value: unknown,
+  keyPattern: RegExp,
+  found: { key: string; value: unknown }[] = [],
+  depth = 0,
+  skip?: RegExp,
+): { key: string; value: unknown }[] {
   if (depth > 5 || value === null || typeof value !== "object") return found;
   for (const [key, child] of Object.entries(value)) {
+    if (skip?.test(key)) continue;
     if (keyPattern.test(key) && child !== null && child !== undefined && child !== "") found.push({ key, value: child });
-    if (typeof child === "object") collect(child, keyPattern, found, depth + 1);
+    if (typeof child === "object") collect(child, keyPattern, found, depth + 1, skip);
   }
   return found;
 }
@@ -107,13 +116,23 @@ function quote(text: string, length = 120): string {
   return `“${flat.length > length ? `${flat.slice(0, length - 1)}…` : flat}”`;
 }
 
+/** The records a call would leave, those it creates first (the message it sends says more than the one it updates). */
 function afterValues(changes: readonly Change[]): unknown[] {
-  return changes.map((change) => change.after).filter((value) => value !== null);
+  const created = changes.filter((change) => change.before === null);
+  const changed = changes.filter((change) => change.before !== null);
+  return [...created, ...changed].map((change) => change.after).filter((value) => value !== null);
 }
 
 function describeSend(toolName: string, args: Record<string, unknown>, changes: readonly Change[]): string {
   const sources = [args, ...afterValues(changes)];
-  const recipients = sources.flatMap((source) => collect(source, RECIPIENT_KEY)).filter((entry) => !/^(cc|bcc)$/i.test(entry.key));
+  const reaction = collect(args, /^(reaction|emoji)$/i)[0];
+  if (reaction) {
+    const target = changes.find((change) => change.after !== null && change.before !== null)?.after;
+    const targetText = target === undefined ? undefined : collect(target, TEXT_KEY)[0];
+    const author = target === undefined ? undefined : collect(target, AUTHOR_KEY)[0];
+    return `Will react with ${asText(reaction.value)} to ${targetText ? `the message ${quote(asText(targetText.value), 80)}` : "a message"}${author ? ` from ${asText(author.value)}` : ""}`;
+  }
+  const recipients = sources.flatMap((source) => collect(source, RECIPIENT_KEY, [], 0, AUTHOR_KEY)).filter((entry) => !/^(cc|bcc)$/i.test(entry.key));
   const copies = collect(args, /^(cc|bcc)$/i);
   const text = sources.flatMap((source) => collect(source, TEXT_KEY))[0];
   const subject = sources.flatMap((source) => collect(source, /^subject$/i))[0];
@@ -129,7 +148,8 @@ function describeSend(toolName: string, args: Record<string, unknown>, changes: 
 
 function formatAmount(value: unknown): string | undefined {
   const number = typeof value === "number" ? value : typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : undefined;
-  return number === undefined ? undefined : number.toFixed(2);
+  // A ledger records a charge as a negative entry; the user is told the sum that leaves the account.
+  return number === undefined ? undefined : Math.abs(number).toFixed(2);
 }
 
 function describeSpend(toolName: string, args: Record<string, unknown>, changes: readonly Change[], result: unknown): string {

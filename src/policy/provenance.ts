@@ -27,7 +27,7 @@ const TARGET_KEY =
   /^(to|cc|bcc|recipients?|contacts?|address(es)?|emails?|phones?|numbers?|phone_number|chat|conversation|thread|\w*account\w*|to_\w+|iban|payee|beneficiary|merchant|url|urls|link|links|path|paths|file|files|destination|target|amount|price|total|sum|card|card_id|payment_method|name)$/i;
 const AMOUNT_KEY = /^(amount|price|total|sum|value|quantity)$/i;
 /** Arguments that carry free text (a body, a note): only the addresses, links and numbers inside them are traced. */
-const FREE_TEXT_KEY = /^(text|body|message|content|subject|note|notes|title|caption|comment|description|reason|query)$/i;
+const FREE_TEXT_KEY = /^(text|body|message|content|subject|note|notes|memo|title|caption|comment|description|reason|query)$/i;
 
 const EMAIL = /[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}/gi;
 const URL = /\bhttps?:\/\/[^\s"'<>)\]]+/gi;

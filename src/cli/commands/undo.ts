@@ -1,11 +1,13 @@
 import type { Command } from "commander";
 import { Profile } from "../../apps/profile.js";
 import { InvalidInputError } from "../../errors.js";
+import { Policy } from "../../policy/policy.js";
+import { createSafetyLayer } from "../../policy/safety.js";
 
 export function registerUndoCommand(program: Command): void {
   program
     .command("undo")
-    .description("Revert the last actions that changed state, and list what was reverted")
+    .description("Revert the last actions that changed state, list what was reverted, and record it in the audit log")
     .option("-n, --count <n>", "how many actions to revert", "1")
     .option("--session <id>", "only actions of this session")
     .option("--list", "list the latest actions instead of undoing")
@@ -23,6 +25,9 @@ export function registerUndoCommand(program: Command): void {
           return;
         }
         const undone = await profile.store.undo(count, { sessionId: options.session });
+        // Every undo goes into the hash-chained audit log beside the calls it reverts. The rules play no part
+        // in recording it, so a policy file that does not validate must not stop an undo.
+        createSafetyLayer(profile, { policy: Policy.defaultPolicy() }).recordUndo(undone, options.session);
         if (options.json) {
           process.stdout.write(`${JSON.stringify(undone, null, 2)}\n`);
           return;
