@@ -73,8 +73,10 @@ export class GroundTruthModel implements ChatModel {
       candidates.find((candidate) => conversation.startsWith(`bfcl-${candidate.id}-`)) ??
       candidates.find((candidate) => {
         const names = new ToolNameMap(candidate.functions.map((doc) => doc.name));
-        return candidate.functions.some((doc) => offered.has(names.toolName(doc.name)));
-      }) ?? candidates[0];
+        return candidate.functions.length === offered.size && candidate.functions.every((doc) => offered.has(names.toolName(doc.name)));
+      }) ??
+      candidates.find((candidate) => candidate.kind === "multi-turn") ??
+      candidates[0];
     if (caseData === undefined) throw new GroundTruthCaseUnknownError(question);
     if (caseData.kind === "single-turn") return singleTurnCalls(caseData);
     // A new turn starts whenever the last message is the user's; tool results continue the turn, and then the double stops calling.
@@ -96,14 +98,33 @@ function singleTurnCalls(caseData: BfclSingleTurnCase): ToolCall[] {
     const entry = Object.entries(expected)[0];
     if (entry === undefined) throw new BotpsyError("bfcl_data", `Case ${caseData.id} has an empty expected call in its ground truth.`);
     const [name, parameters] = entry;
-    // `""` among the accepted values means "may be left out": the double leaves such arguments out.
-    const args = Object.fromEntries(
-      Object.entries(parameters)
-        .filter(([, accepted]) => accepted.length > 0 && accepted[0] !== "")
-        .map(([key, accepted]) => [key, accepted[0]]),
-    );
+    const declared = caseData.functions.find((doc) => doc.name === name)?.parameters.properties ?? {};
+    // `""` among the accepted values means "may be left out"; the double gives a concrete accepted value
+    // whenever there is one (some required parameters list `""` first) and leaves out the rest, as well as
+    // parameters the function does not declare (a few ground truths list one with only `""` or a default).
+    const args: Record<string, unknown> = {};
+    for (const [key, accepted] of Object.entries(parameters)) {
+      const concrete = accepted.find((value) => value !== "");
+      if (concrete !== undefined && key in declared) args[key] = firstAccepted(concrete);
+    }
     return { id: `call_${index}`, name: names.toolName(name), arguments: args };
   });
+}
+
+/**
+ * A value the checker accepts: inside a dictionary parameter, BFCL lists the
+ * accepted values of each key as it does for parameters, so the first of each
+ * is taken (and a key whose first accepted value is `""` is left out).
+ */
+function firstAccepted(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(firstAccepted);
+  if (typeof value !== "object" || value === null) return value;
+  const entries = Object.entries(value).flatMap(([key, accepted]): [string, unknown][] => {
+    if (!Array.isArray(accepted)) return [[key, firstAccepted(accepted)]];
+    if (accepted.length === 0 || accepted[0] === "") return [];
+    return [[key, firstAccepted(accepted[0])]];
+  });
+  return Object.fromEntries(entries);
 }
 
 function multiTurnCalls(caseData: BfclMultiTurnCase, turn: number, request: GenerateRequest): ToolCall[] {
