@@ -14,6 +14,7 @@ export function registerChatCommand(program: Command): void {
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")
     .option("-y, --yes", "approve every call that needs approval (rules that deny still apply)")
+    .option("--require-tool", "make the model call a tool on the first turn of each message (for models too small to decide to)")
     .action(async (options: Omit<AgentCommandOptions, "json">) => {
       const setup = await setUpAgent(options);
       const sessionId = setup.agent.sessions.ensureSession(options.session);
@@ -25,19 +26,19 @@ export function registerChatCommand(program: Command): void {
         if (running) running.abort();
         else terminal.close();
       });
-      let closed = false;
-      terminal.on("close", () => {
-        closed = true;
-      });
+      // Lines are read through the iterator, which buffers: piped input typed ahead is never lost while a request runs.
+      const lines = terminal[Symbol.asyncIterator]();
+      const nextLine = async (prompt: string): Promise<string | undefined> => {
+        process.stdout.write(prompt);
+        const next = await lines.next();
+        return next.done ? undefined : String(next.value);
+      };
       process.stdout.write(`botpsy chat — model ${setup.model.id}, session ${sessionId}. ${HELP}\n`);
       try {
-        while (!closed) {
-          let line: string;
-          try {
-            line = (await terminal.question("you> ")).trim();
-          } catch {
-            break;
-          }
+        while (true) {
+          const read = await nextLine("you> ");
+          if (read === undefined) break;
+          const line = read.trim();
           if (line === "") continue;
           if (line === "/exit" || line === "/quit") break;
           if (line === "/help") {
@@ -71,7 +72,7 @@ export function registerChatCommand(program: Command): void {
           running = new AbortController();
           try {
             const run = setup.agent.run(line, { sessionId, signal: running.signal });
-            const outcome = await driveRun(setup, run, { yes: options.yes, printer, ask: (question) => terminal.question(question) });
+            const outcome = await driveRun(setup, run, { yes: options.yes, printer, ask: async (question) => (await nextLine(question)) ?? "" });
             printer.outcome(outcome);
           } catch (error) {
             process.stdout.write(`botpsy: ${errorMessage(error)}\n`);
