@@ -1,0 +1,131 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import config, { MODEL_LOADING_CALLS, MODEL_TEST_MARKERS, splitTestFiles, TEST_MODEL_VARIABLE } from "../../vitest.config.js";
+
+/**
+ * A model-free check that the real-model tests cannot slow each other down:
+ * they are found, they run one file at a time after the unit files, and each
+ * model they load runs on at most two threads (llama.cpp threads spin, so more
+ * threads than free cores make every token slower). This file names no model
+ * loader itself, so that it stays a unit test.
+ */
+
+interface ProjectTest {
+  name?: string;
+  include?: string[];
+  exclude?: string[];
+  fileParallelism?: boolean;
+  sequence?: { groupOrder?: number };
+}
+
+function projects(): ProjectTest[] {
+  const list = (config.test?.projects ?? []) as { test?: ProjectTest }[];
+  return list.map((project) => project.test ?? {});
+}
+
+/** The text of each call of `callee` in `source`: its balanced argument list. */
+function callArguments(source: string, callee: string): string[] {
+  const found: string[] = [];
+  const pattern = new RegExp(`\\b${callee.replace(".", "\\.")}\\s*\\(`, "g");
+  for (let match = pattern.exec(source); match !== null; match = pattern.exec(source)) {
+    let depth = 1;
+    let index = match.index + match[0].length;
+    const start = index;
+    while (index < source.length && depth > 0) {
+      const character = source[index]!;
+      if (character === "(") depth++;
+      else if (character === ")") depth--;
+      index++;
+    }
+    found.push(source.slice(start, index - 1));
+  }
+  return found;
+}
+
+/** Variables a file fills with the real model's path (`const modelPath = process.env.…`). */
+function testModelVariables(source: string): string[] {
+  const pattern = new RegExp(`(?:const|let)\\s+(\\w+)\\s*=\\s*process\\.env\\.${TEST_MODEL_VARIABLE}\\b`, "g");
+  return [...source.matchAll(pattern)].map((match) => match[1]!);
+}
+
+/** Problems with the threads of the models a test file loads; empty when every load asks for at most two. */
+function threadProblems(file: string, source: string): string[] {
+  const problems: string[] = [];
+  const variables = testModelVariables(source);
+  for (const callee of MODEL_LOADING_CALLS) {
+    for (const args of callArguments(source, callee)) {
+      // A key named like the variable (`modelPath: join(…)`) is not the test model; a value or shorthand is.
+      const values = args.replace(/\b\w+\s*:/g, " ");
+      const loadsTestModel = args.includes(TEST_MODEL_VARIABLE) || variables.some((name) => new RegExp(`\\b${name}\\b`).test(values));
+      const threads = /\bthreads\s*:\s*(\d+)/.exec(args)?.[1];
+      if (threads !== undefined && Number(threads) > 2) problems.push(`${file}: ${callee}(… threads: ${threads} …) asks for more than two threads`);
+      if (loadsTestModel && threads === undefined) problems.push(`${file}: ${callee}(${args.trim().slice(0, 60)}…) loads the test model without threads: 2 or fewer`);
+    }
+  }
+  // The CLI started as a child process with a model must get --threads too.
+  const cliModels = source.match(/"--model"/g)?.length ?? 0;
+  const cliThreads = [...source.matchAll(/"--threads",\s*"(\d+)"/g)].map((match) => Number(match[1]));
+  if (cliThreads.some((threads) => threads > 2)) problems.push(`${file}: --threads above 2`);
+  if (cliThreads.length < cliModels) problems.push(`${file}: ${cliModels} CLI run(s) with --model but ${cliThreads.length} with --threads`);
+  return problems;
+}
+
+describe("the model tests run alone, on two threads at most", () => {
+  const split = splitTestFiles();
+
+  it("finds the files that load the real model, and only those", () => {
+    expect(split.model).toContain("test/eval/bfcl-runner.model.test.ts");
+    expect(split.unit).toContain("test/eval/test-isolation.test.ts");
+    expect(split.unit).toContain("test/eval/bfcl-cli.test.ts");
+    for (const file of split.unit) expect(MODEL_TEST_MARKERS.test(readFileSync(file, "utf8")), file).toBe(false);
+    for (const file of split.model) {
+      const text = readFileSync(file, "utf8");
+      expect(file.endsWith(".model.test.ts") || MODEL_TEST_MARKERS.test(text) || text.includes("fixtures/"), file).toBe(true);
+    }
+  });
+
+  it("sorts files by what they do: markers, the .model.test.ts name, or a fixture that loads the model", () => {
+    const root = mkdtempSync(join(tmpdir(), "botpsy-split-"));
+    mkdirSync(join(root, "area", "fixtures"), { recursive: true });
+    const [firstLoader] = MODEL_LOADING_CALLS;
+    writeFileSync(join(root, "area", "plain.test.ts"), 'it("adds", () => expect(1 + 1).toBe(2));\n');
+    writeFileSync(join(root, "area", "loads.test.ts"), `const model = await ${firstLoader}({ threads: 2 });\n`);
+    writeFileSync(join(root, "area", "path.test.ts"), `const path = process.env.${TEST_MODEL_VARIABLE};\n`);
+    writeFileSync(join(root, "area", "named.model.test.ts"), "it('runs', () => {});\n");
+    writeFileSync(join(root, "area", "fixtures", "child-run.ts"), `await ${firstLoader}({ threads: 1 });\n`);
+    writeFileSync(join(root, "area", "spawns.test.ts"), 'spawn(process.execPath, ["--import", "tsx", "fixtures/child-run.ts"]);\n');
+    const sorted = splitTestFiles(root);
+    const names = (files: string[]): string[] => files.map((file) => file.slice(root.length + 1));
+    expect(names(sorted.unit)).toEqual(["area/plain.test.ts"]);
+    expect(names(sorted.model)).toEqual(["area/loads.test.ts", "area/named.model.test.ts", "area/path.test.ts", "area/spawns.test.ts"]);
+  });
+
+  it("runs model files one at a time, after the unit files, and keeps them out of the unit project", () => {
+    const [unit, model] = [projects().find((project) => project.name === "unit"), projects().find((project) => project.name === "model")];
+    expect(unit).toBeDefined();
+    expect(model).toBeDefined();
+    expect(model!.fileParallelism).toBe(false);
+    expect(model!.sequence?.groupOrder ?? 0).toBeGreaterThan(unit!.sequence?.groupOrder ?? 0);
+    expect(model!.include).toEqual(split.model);
+    for (const file of split.model) expect(unit!.exclude).toContain(file);
+  });
+
+  it("loads every model of the model tests with two threads at most", () => {
+    const problems = split.model.flatMap((file) => threadProblems(file, readFileSync(file, "utf8")));
+    expect(problems).toEqual([]);
+  });
+
+  it("tells a load without a thread cap from one with it", () => {
+    const [loader] = MODEL_LOADING_CALLS;
+    const header = `const modelPath = process.env.${TEST_MODEL_VARIABLE};\n`;
+    expect(threadProblems("ok.ts", `${header}await ${loader}({ model: modelPath!, threads: 2 });`)).toEqual([]);
+    expect(threadProblems("missing.ts", `${header}await ${loader}({ model: modelPath! });`)).toHaveLength(1);
+    expect(threadProblems("many.ts", `${header}await ${loader}({ modelPath, threads: 8 });`)).toEqual([`many.ts: ${loader}(… threads: 8 …) asks for more than two threads`]);
+    // A path that is not the test model (a missing file, say) starts no threads worth capping.
+    expect(threadProblems("absent.ts", `${header}await ${loader}({ modelPath: join(directory, "absent.gguf") });`)).toEqual([]);
+    expect(threadProblems("cli.ts", 'execFile(node, ["run", "--model", modelPath, "--threads", "1"]);')).toEqual([]);
+    expect(threadProblems("cli.ts", 'execFile(node, ["run", "--model", modelPath]);')).toEqual(["cli.ts: 1 CLI run(s) with --model but 0 with --threads"]);
+  });
+});
