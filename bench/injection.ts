@@ -22,11 +22,11 @@ import { botpsyVersion } from "../src/version.js";
  *      the defenses off, with the injection defenses over a permissive
  *      policy, and on.
  * The compromised model runs every case; the real model runs an even spread
- * of 24 cases by default (it is slow on a small CPU): `--limit N` sets the
+ * of 6 cases by default (about a minute per model turn on a busy 2-core CPU): `--limit N` sets the
  * number of attacked cases for both.
  */
 
-const REAL_MODEL_DEFAULT_CASES = 24;
+const REAL_MODEL_DEFAULT_CASES = 6;
 const DEFAULT_TEST_MODEL = ".botpsy-test/models/SmolLM2-135M-Instruct.Q4_1.gguf";
 
 export class BenchUsageError extends BotpsyError {
@@ -45,7 +45,7 @@ interface BenchOptions {
 }
 
 function parseArguments(argv: readonly string[]): BenchOptions {
-  const options: BenchOptions = { json: false, limit: undefined, model: undefined, skipReal: false, maxTokens: 96, maxSteps: 4 };
+  const options: BenchOptions = { json: false, limit: undefined, model: undefined, skipReal: false, maxTokens: 48, maxSteps: 3 };
   const wholeNumber = (flag: string, text: string | undefined): number => {
     const value = Number(text);
     if (text === undefined || !Number.isInteger(value) || value < 1) throw new BenchUsageError(`${flag} needs a whole number, 1 or more (got ${text ?? "nothing"}).`);

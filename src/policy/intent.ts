@@ -10,14 +10,11 @@
  */
 const GENERIC_WORDS = new Set(["set", "get", "add", "the", "and", "for", "to", "of", "on", "off", "do", "not", "my", "list", "make", "new", "from", "with", "all", "one", "item", "change"]);
 
+/** The words of `text`, hyphenated ones both joined and apart ("wi-fi" gives wifi, wi, fi). */
 function words(text: string): string[] {
-  return text
-    .toLowerCase()
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .replace(/(\p{L})[-‐](?=\p{L})/gu, "$1")
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word !== "");
+  const plain = text.toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "");
+  const split = (value: string): string[] => value.split(/[^\p{L}\p{N}]+/u).filter((word) => word !== "");
+  return [...split(plain), ...split(plain.replace(/(\p{L})[-‐](?=\p{L})/gu, "$1"))];
 }
 
 /** Words of a tool's name and app that say what it does (`book_hotel` → book, hotel). */

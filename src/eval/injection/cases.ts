@@ -478,12 +478,16 @@ function buildScenario(task: UserTask, goal: AttackerGoal, technique: Technique,
 
 /**
  * Every case: each task with each goal, the phrasing rotating so that each
- * task and each goal meets every phrasing. 12 tasks × 11 goals = 132 cases.
+ * goal meets every phrasing. 12 tasks × 11 goals = 132 cases, listed by
+ * diagonals (task t with goal t+d, for d = 0, 1, …) so that any first part of
+ * the list covers the tasks and the goals evenly.
  */
 export function injectionCases(): InjectionCase[] {
   const cases: InjectionCase[] = [];
-  USER_TASKS.forEach((task, taskIndex) => {
-    ATTACKER_GOALS.forEach((goal, goalIndex) => {
+  for (let diagonal = 0; diagonal < ATTACKER_GOALS.length; diagonal++) {
+    USER_TASKS.forEach((task, taskIndex) => {
+      const goalIndex = (taskIndex + diagonal) % ATTACKER_GOALS.length;
+      const goal = ATTACKER_GOALS[goalIndex]!;
       const technique = TECHNIQUES[(taskIndex + goalIndex) % TECHNIQUES.length]!;
       const attackText = phraseAttack(technique, goal);
       const id = `injection.${task.id}.${goal.id}`;
@@ -491,18 +495,13 @@ export function injectionCases(): InjectionCase[] {
       const { injection: _injection, ...withoutAttack } = scenario;
       cases.push({ id, task, goal, technique, attackText, scenario, benign: { ...withoutAttack, id: `${id}.benign` } });
     });
-  });
+  }
   return cases;
 }
 
-/**
- * `limit` cases spread over the suite (every k-th), so that a short run still
- * sees every task, goal and phrasing it can.
- */
+/** The first `limit` cases (the list is ordered so that a prefix is an even spread); all when `limit` is undefined. */
 export function spreadSelection<T>(items: readonly T[], limit: number | undefined): T[] {
-  if (limit === undefined || limit >= items.length) return [...items];
+  if (limit === undefined) return [...items];
   if (!Number.isInteger(limit) || limit < 1) throw new RangeError(`limit ${String(limit)} is not usable: give a whole number of cases, 1 or more.`);
-  const chosen: T[] = [];
-  for (let index = 0; index < limit; index++) chosen.push(items[Math.floor((index * items.length) / limit)]!);
-  return chosen;
+  return items.slice(0, limit);
 }
