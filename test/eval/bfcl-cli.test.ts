@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { Command } from "commander";
+import { chromium } from "playwright-core";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -160,6 +161,28 @@ describe("botpsy eval run bfcl", () => {
     expect(html).toContain("<h2>BFCL</h2>");
     expect(html).toContain("BFCL per category");
     expect(html).toContain("<svg");
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`file://${join(reportDirectory, "report.html")}`);
+      const bars = await page.$$eval('svg.chart[aria-label="BFCL per category"] rect.bar', (rects) =>
+        rects.map((rect) => ({
+          series: rect.getAttribute("data-series") ?? "",
+          category: rect.getAttribute("data-category") ?? "",
+          value: Number(rect.getAttribute("data-value")),
+          height: rect.getBoundingClientRect().height,
+        })),
+      );
+      const truthBars = bars.filter((bar) => bar.series.startsWith("ground-truth"));
+      const silentBars = bars.filter((bar) => bar.series.startsWith("silent"));
+      // Six categories and the non-live aggregate; the multi-turn average has no value in these runs.
+      expect(truthBars.map((bar) => bar.category)).toEqual(["simple", "multiple", "parallel", "parallel_multiple", "javascript", "irrelevance", "Non-live"]);
+      expect(truthBars.every((bar) => bar.height > 0)).toBe(true);
+      expect(truthBars.every((bar) => bar.value === 1)).toBe(true);
+      expect(silentBars.filter((bar) => bar.value > 0).map((bar) => [bar.category, bar.value])).toEqual([["irrelevance", 1]]);
+    } finally {
+      await browser.close();
+    }
 
     const comparison = await botpsyEval(["compare", truth, silent], silentLoader);
     expect(comparison).toMatch(/simple: 100\.0% \(2\/2\) → 0\.0% \(0\/2\)/);
