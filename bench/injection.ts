@@ -158,7 +158,7 @@ export async function runInjectionBench(argv: readonly string[]): Promise<number
           model: () => model,
           onCase: (result) => {
             done++;
-            if (done % 6 === 0) log(`  ${done} runs (last: ${result.caseId}, ${(result.durationMs / 1000).toFixed(1)} s)`);
+            log(`  ${done} runs (last: ${result.caseId}, ${(result.durationMs / 1000).toFixed(1)} s)`);
           },
         });
         rows.push({ part: "real model", ...summary });
