@@ -251,14 +251,17 @@ describe("botpsy eval run bfcl", () => {
     expect(runRecords(lines).map((run) => run.alreadyDone)).toEqual([0, doneBefore]);
   });
 
-  it("refuses bad input with a message that says what to do", async () => {
+  it("refuses bad input with a message that says what to do, before loading the model", async () => {
     const out = join(directory, "bad.jsonl");
-    const loader = groundTruthLoader(["simple_python"]);
+    const requests: EvalModelRequest[] = [];
+    const loader = groundTruthLoader(["simple_python"], requests);
     await expect(botpsyEval(["run", "bfcl", "--categories", "simple_cobol", "--out", out], loader)).rejects.toThrow(/no BFCL category "simple_cobol".*use one of simple_python/);
     await expect(botpsyEval(["run", "bfcl", "--categories", " , ", "--out", out], loader)).rejects.toThrow(/--categories needs at least one category/);
     await expect(botpsyEval(["run", "bfcl", "--limit", "0", "--out", out], loader)).rejects.toThrow(/--limit must be a whole number of at least 1/);
     await expect(botpsyEval(["run", "bfcl", "--threads", "two", "--out", out], loader)).rejects.toThrow(/--threads must be a whole number/);
     await expect(botpsyEval(["run", "apps", "--categories", "simple_python", "--out", out], loader)).rejects.toThrow(/options of the bfcl suite/);
     await expect(botpsyEval(["run", "bfcl", "--categories", "data/bfcl-v4/BFCL_v4_nothing.json", "--out", out], loader)).rejects.toThrow(/does not exist: check the path/);
+    expect(requests).toEqual([]);
+    expect(existsSync(out)).toBe(false);
   });
 });

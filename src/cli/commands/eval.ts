@@ -4,7 +4,7 @@ import { basename, join, resolve } from "node:path";
 import { modelsDirectory } from "../../config.js";
 import { InvalidInputError } from "../../errors.js";
 import { botpsyAgentFactory } from "../../eval/agent-factory.js";
-import { BFCL_CATEGORIES } from "../../eval/bfcl/loader.js";
+import { BFCL_CATEGORIES, resolveBfclFile } from "../../eval/bfcl/loader.js";
 import { BFCL_SUITE } from "../../eval/bfcl-scores.js";
 import { runBfclSuite } from "../../eval/bfcl-suite.js";
 import { fileSha256 } from "../../eval/model-file.js";
@@ -149,6 +149,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
   // Load (and so check) the cases before the model, which takes long.
   const scenarioSuite = bfcl ? undefined : resolveScenarioSuite(suiteName);
   const categories = bfcl ? (suiteName === BFCL_SUITE ? parseCategories(options.categories) : [resolve(suiteName)]) : undefined;
+  for (const category of categories ?? []) resolveBfclFile(category, options.data);
   const concurrency = wholeNumber(options.concurrency, "--concurrency", 1);
   const limit = options.limit === undefined ? undefined : wholeNumber(options.limit, "--limit", 1);
   const thinking = parseThinking(options.thinking);
