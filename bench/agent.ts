@@ -372,15 +372,17 @@ export async function runAgentBench(argv: readonly string[]): Promise<AgentBench
   return rows;
 }
 
-async function main(): Promise<void> {
-  const json = process.argv.includes("--json");
+/** Prints the table (or JSON with `--json`) and returns the exit code: what `npm run bench -- agent` runs. */
+export async function runAgentBenchMain(argv: readonly string[]): Promise<number> {
+  const json = argv.includes("--json");
   try {
-    const rows = await runAgentBench(process.argv.slice(2));
+    const rows = await runAgentBench(argv);
     process.stdout.write(json ? `${JSON.stringify({ benchmark: "agent", rows }, null, 2)}\n` : `${formatAgentBenchTable(rows)}\n`);
+    return 0;
   } catch (error) {
     process.stderr.write(`bench agent: ${errorMessage(error)}\n`);
-    process.exitCode = error instanceof AgentBenchUsageError ? 2 : 1;
+    return error instanceof AgentBenchUsageError ? 2 : 1;
   }
 }
 
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) process.exitCode = await runAgentBenchMain(process.argv.slice(2));
