@@ -21,6 +21,7 @@ import {
   type LLamaContextualDryRepeatPenalty,
   type Token,
 } from "node-llama-cpp";
+import * as nodeLlamaCpp from "node-llama-cpp";
 import { InvalidInputError } from "../errors.js";
 import { selectChatFormat, type ChatFormat, type ChatFormatName } from "./chat-format.js";
 import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "./errors.js";
@@ -66,6 +67,12 @@ export interface LlamaChatModelOptions {
 const DRY_REPEAT_PENALTY: LLamaContextualDryRepeatPenalty = { strength: 0.8, base: 1.75, allowedLength: 2, lastTokens: 512 };
 
 const ANONYMOUS_CONVERSATION = "";
+
+/** Architectures the bundled llama.cpp knows; anything else fails to load with an unhelpful message. */
+const KNOWN_ARCHITECTURES: ReadonlySet<string> = new Set(
+  // Declared as a const enum, but node-llama-cpp also exports it as an object at runtime.
+  Object.values((nodeLlamaCpp as unknown as { GgufArchitectureType: Record<string, string> }).GgufArchitectureType),
+);
 
 const llamaInstances = new Map<string, Promise<Llama>>();
 
@@ -138,13 +145,14 @@ export class LlamaChatModel implements ChatModel {
 
   static async load(options: LlamaChatModelOptions): Promise<LlamaChatModel> {
     const fileInfo = await readModelFileInfo(options.modelPath);
+    const architecture = String(fileInfo.metadata.general?.architecture ?? "unknown");
+    if (!KNOWN_ARCHITECTURES.has(architecture)) throw new UnsupportedArchitectureError(options.modelPath, architecture);
     const llama = await sharedLlama(options.gpu);
     let model: LlamaModel;
     try {
       model = await llama.loadModel({ modelPath: options.modelPath, ...(options.gpu === false ? { gpuLayers: 0 } : {}) });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const architecture = String(fileInfo.metadata.general?.architecture ?? "unknown");
       if (/architecture/i.test(message)) throw new UnsupportedArchitectureError(options.modelPath, architecture, { cause: error });
       throw new ModelFileCorruptError(options.modelPath, message, { cause: error });
     }
@@ -240,6 +248,12 @@ export class LlamaChatModel implements ChatModel {
     const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
 
     const promptTokenList = this.renderPrompt(chatWrapper, history, functions, forceCall);
+    if (promptTokenList.length >= this.contextSize) {
+      chat.dispose({ disposeSequence: false });
+      throw new ContextOverflowError(promptTokenList.length, this.contextSize);
+    }
+    // Never generate past the context: llama.cpp would silently drop the conversation's beginning.
+    const maxTokens = Math.min(request.maxTokens ?? 512, this.contextSize - promptTokenList.length);
     const cachedPromptTokens = Math.min(commonPrefixLength(sequence.contextTokens, promptTokenList), promptTokenList.length);
     const meterBefore = sequence.tokenMeter.getState();
     let firstOutputAt: number | undefined;
@@ -262,7 +276,7 @@ export class LlamaChatModel implements ChatModel {
         seed: request.seed ?? 1,
         ...(request.topP !== undefined ? { topP: request.topP } : {}),
         ...(request.topK !== undefined ? { topK: request.topK } : {}),
-        maxTokens: request.maxTokens ?? 512,
+        maxTokens,
         ...(this.dryRepeatPenalty !== undefined ? { dryRepeatPenalty: this.dryRepeatPenalty } : {}),
         signal: stopSignal,
         stopOnAbortSignal: true,
