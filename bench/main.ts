@@ -8,6 +8,8 @@ import { errorMessage } from "../src/errors.js";
 const BENCHMARKS: Record<string, (argv: string[]) => Promise<number>> = {
   model: async (argv) => (await import("./model.js")).runModelBench(argv),
   agent: async (argv) => (await import("./agent.js")).runAgentBenchMain(argv),
+  injection: async (argv) => (await import("./injection.js")).runInjectionBench(argv),
+  agent: async (argv) => (await import("./agent.js")).runAgentBenchMain(argv),
 };
 
 export async function runBench(argv: readonly string[]): Promise<number> {
