@@ -9,7 +9,6 @@ const BENCHMARKS: Record<string, (argv: string[]) => Promise<number>> = {
   model: async (argv) => (await import("./model.js")).runModelBench(argv),
   agent: async (argv) => (await import("./agent.js")).runAgentBenchMain(argv),
   injection: async (argv) => (await import("./injection.js")).runInjectionBench(argv),
-  agent: async (argv) => (await import("./agent.js")).runAgentBenchMain(argv),
 };
 
 export async function runBench(argv: readonly string[]): Promise<number> {
