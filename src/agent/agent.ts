@@ -14,6 +14,7 @@ import {
 } from "../model/types.js";
 import type { PermissionGate } from "../policy/types.js";
 import { FIND_TOOLS_NAME, foundToolNames } from "../tools/find-tools.js";
+import { routeToolChoice } from "../tools/router.js";
 import { toolSpec, type Tool } from "../tools/tool.js";
 import { ToolBox } from "../tools/toolbox.js";
 import { isAbstention } from "./abstention.js";
@@ -78,10 +79,12 @@ export interface AgentOptions {
   repeatedFailureLimit?: number;
   /**
    * Tool choice for the first model turn of each request (later turns use
-   * `generation.toolChoice`, default "auto"). "required" makes a model too
-   * small to decide on its own act, at the price of never abstaining at once.
+   * `generation.toolChoice`, default "auto"). "route" (the default) forces a
+   * call when the request's own words clearly point at an offered tool and
+   * leaves the choice free otherwise (see `routeToolChoice`); "required"
+   * always forces one, at the price of never abstaining at once.
    */
-  firstStepToolChoice?: ToolChoice;
+  firstStepToolChoice?: ToolChoice | "route";
 }
 
 export interface RunOptions {
@@ -344,7 +347,7 @@ export class Agent {
   }
 
   private async generate(turn: ModelTurn, sessionId: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<GenerateResult> {
-    const firstStepChoice = turn.step === 1 && turn.tools.length > 0 ? this.options.firstStepToolChoice : undefined;
+    const firstStepChoice = turn.step === 1 && turn.tools.length > 0 ? this.firstStepChoice(turn) : undefined;
     const generation = this.model.generate({
       temperature: 0,
       seed: 1,
@@ -366,6 +369,16 @@ export class Agent {
     const checked = (await this.options.afterModelTurn?.(reply, turn)) ?? reply;
     if (checked.text !== "") emit({ type: "text-delta", text: checked.text });
     return checked;
+  }
+
+  private firstStepChoice(turn: ModelTurn): ToolChoice | undefined {
+    const configured = this.options.firstStepToolChoice ?? "route";
+    if (configured !== "route") return configured;
+    const request = [...turn.messages].reverse().find((message) => message.role === "user")?.content ?? "";
+    const routed = routeToolChoice(request, turn.tools).toolChoice;
+    // An explicit generation setting other than "auto" is the caller's decision.
+    const generationChoice = this.options.generation?.toolChoice;
+    return generationChoice !== undefined && generationChoice !== "auto" ? generationChoice : routed;
   }
 
   /** Decide, for every call of a model turn, what happens to it; nothing runs yet. */

@@ -22,6 +22,13 @@ export interface ToolSelectionOptions {
 
 export class ToolBoxError extends BotpsyError {}
 
+export interface RankedTool {
+  tool: Tool;
+  score: number;
+  /** The query's terms this tool matched. */
+  terms: string[];
+}
+
 interface IndexedTool {
   id: string;
   name: string;
@@ -110,6 +117,11 @@ export class ToolBox {
 
   /** The held tools ranked by BM25 relevance to `query`, best first; tools with no matching term are left out. */
   search(query: string, limit = this.limit): Tool[] {
+    return this.rank(query, limit).map((ranked) => ranked.tool);
+  }
+
+  /** Like `search`, with each tool's BM25 score and the query terms it matched. */
+  rank(query: string, limit = this.limit): RankedTool[] {
     const index = this.ensureIndex();
     const results = index.search(query, {
       boost: { name: 3, description: 1, parameters: 1 },
@@ -117,10 +129,10 @@ export class ToolBox {
       fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
       combineWith: "OR",
     });
-    const found: Tool[] = [];
+    const found: RankedTool[] = [];
     for (const result of results) {
       const tool = this.tools.get(String(result.id));
-      if (tool) found.push(tool);
+      if (tool) found.push({ tool, score: result.score, terms: result.queryTerms });
       if (found.length >= limit) break;
     }
     return found;

@@ -1,3 +1,4 @@
+import { routeToolChoice } from "../../tools/router.js";
 import { addUsage, emptyUsage, type ChatMessage, type ChatModel, type GenerateOptions, type ToolSpec, type Usage } from "../../model/types.js";
 import { type AstCheckResult, type BfclModelCall, checkAst } from "./ast-checker.js";
 import { type BfclCase, type BfclMultiTurnCase, type BfclSingleTurnCase, loadBfclCategory } from "./loader.js";
@@ -62,6 +63,13 @@ export async function runBfclCase(caseData: BfclCase, settings: RunBfclCaseOptio
 
 type Outcome = Omit<BfclCaseResult, "id" | "category" | "durationMs">;
 
+function userText(messages: readonly { role: string; content: string }[]): string {
+  return messages
+    .filter((message) => message.role === "user")
+    .map((message) => message.content)
+    .join("\n");
+}
+
 function toChatMessages(messages: BfclCase["question"][number]): ChatMessage[] {
   return messages.map((message) => ({ role: message.role, content: message.content }) as ChatMessage);
 }
@@ -74,7 +82,7 @@ async function runSingleTurn(caseData: BfclSingleTurnCase, settings: RunBfclCase
     signal: settings.signal,
     messages: caseData.question.flatMap(toChatMessages),
     tools,
-    toolChoice: "auto",
+    toolChoice: routeToolChoice(userText(caseData.question.flat()), tools).toolChoice,
   });
   const result = await generation.result;
   const calls = result.toolCalls.map((call) => ({ name: names.functionName(call.name), arguments: call.arguments }));
@@ -125,7 +133,9 @@ async function runMultiTurn(caseData: BfclMultiTurnCase, settings: RunBfclCaseOp
           turns.push(check);
           return { valid: false, errorType: check.errorType, errors: [check.message!], calls, turns, steps, usage };
         }
-        const result = await settings.model.generate({ ...settings.options, signal: settings.signal, messages: [...messages], tools: [...offered], toolChoice: "auto", conversationId }).result;
+        // The first step of a turn is routed (a call is forced when the user's words point at a tool); later steps choose freely.
+        const toolChoice = turnSteps === 0 ? routeToolChoice(userText(turnMessages), offered).toolChoice : "auto";
+        const result = await settings.model.generate({ ...settings.options, signal: settings.signal, messages: [...messages], tools: [...offered], toolChoice, conversationId }).result;
         turnSteps++;
         steps++;
         usage = addUsage(usage, result.usage);
