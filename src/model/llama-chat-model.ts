@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { randomUUID } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
@@ -49,7 +50,11 @@ export interface LlamaChatModelOptions {
   gpu?: boolean;
   /** Tokens per conversation. Default 4096, at most the model's training context. */
   contextSize?: number;
-  /** CPU threads. Default: what node-llama-cpp picks for the machine. */
+  /**
+   * CPU threads. Default on CPU: the cores this process may use (llama.cpp's
+   * own default can exceed them, and oversubscribed threads spin: a 135M model
+   * then takes seconds per token). With a GPU: node-llama-cpp's choice.
+   */
   threads?: number;
   /** Conversations kept evaluated at once (context sequences). Default 2. */
   maxConversations?: number;
@@ -163,7 +168,11 @@ export class LlamaChatModel implements ChatModel {
       context = await model.createContext({
         contextSize,
         sequences: Math.max(1, options.maxConversations ?? 2),
-        ...(options.threads !== undefined ? { threads: options.threads } : {}),
+        ...(options.threads !== undefined
+          ? { threads: options.threads }
+          : llama.gpu === false
+            ? { threads: Math.max(1, availableParallelism()) }
+            : {}),
       });
     } catch (error) {
       await model.dispose();
