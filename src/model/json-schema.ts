@@ -304,3 +304,24 @@ function isScalar(value: unknown): value is string | number | boolean | null {
 
 /** Keys this module knows to drop; exported for tests and documentation. */
 export const droppedSchemaKeywords: ReadonlySet<string> = DROPPED_KEYWORDS;
+
+/**
+ * Gives every free string (no maxLength, no format) of a normalised schema a
+ * maximum length. Used for decoding grammars only: a very small model writing
+ * a string argument can ramble until it runs out of tokens, and a bound makes
+ * the grammar close the string and the call.
+ */
+export function limitFreeStrings(schema: JsonSchema, maxLength: number): JsonSchema {
+  const visit = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(visit);
+    if (typeof value !== "object" || value === null) return value;
+    const record = value as Record<string, unknown>;
+    const result: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(record)) {
+      result[key] = key === "enum" || key === "const" ? child : visit(child);
+    }
+    if (record.type === "string" && record.maxLength === undefined && record.format === undefined) result.maxLength = maxLength;
+    return result;
+  };
+  return visit(schema) as JsonSchema;
+}

@@ -28,7 +28,7 @@ import { selectChatFormat, type ChatFormat, type ChatFormatName } from "./chat-f
 import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "./errors.js";
 import { createGeneration } from "./generation.js";
 import { toLlamaHistory } from "./history.js";
-import { normalizeToolSpecs } from "./json-schema.js";
+import { limitFreeStrings, normalizeToolSpecs } from "./json-schema.js";
 import type {
   ChatModel,
   GenerateRequest,
@@ -66,6 +66,13 @@ export interface LlamaChatModelOptions {
    * ("I'm late, I'm late, …") until it runs out of tokens.
    */
   repetitionGuard?: boolean;
+  /**
+   * Longest string argument the call grammar lets the model write, for
+   * strings whose schema sets no maxLength. Default 160 characters; 0 lifts
+   * the bound. Small models otherwise ramble inside a string until they run
+   * out of tokens, and the call is lost.
+   */
+  maxStringArgumentLength?: number;
 }
 
 /** DRY settings: repeats longer than two tokens become quickly unlikely; quotes and newlines break sequences. */
@@ -137,6 +144,7 @@ export class LlamaChatModel implements ChatModel {
     id: string,
     format: ChatFormat,
     repetitionGuard: boolean,
+    private readonly maxStringArgumentLength: number,
   ) {
     this.id = id;
     this.dryRepeatPenalty = repetitionGuard ? DRY_REPEAT_PENALTY : undefined;
@@ -179,7 +187,7 @@ export class LlamaChatModel implements ChatModel {
       throw error;
     }
     const format = selectChatFormat(model, options.chatFormat);
-    return new LlamaChatModel(model, context, fileInfo, options.id ?? basename(options.modelPath), format, options.repetitionGuard ?? true);
+    return new LlamaChatModel(model, context, fileInfo, options.id ?? basename(options.modelPath), format, options.repetitionGuard ?? true, options.maxStringArgumentLength ?? 160);
   }
 
   generate(request: GenerateRequest): Generation {
@@ -247,8 +255,10 @@ export class LlamaChatModel implements ChatModel {
     const thinking = request.thinking ?? "off";
     const thinkingEnabled = this.format.supportsThinking && thinking !== "off";
     const forceCall = toolChoice === "required" || typeof toolChoice === "object";
-    const documented = toolChoice === "none" ? undefined : toFunctions(tools);
-    const functions = allowed.length > 0 ? toFunctions(allowed) : undefined;
+    // The tool list stays in the prompt whatever the choice, so that the
+    // prompt, and with it the cached context, is the same from turn to turn.
+    const documented = tools.length > 0 ? toFunctions(tools) : undefined;
+    const functions = allowed.length > 0 ? toFunctions(allowed, this.maxStringArgumentLength) : undefined;
 
     const history: ChatHistoryItem[] = toLlamaHistory(request.messages, this.rawCalls);
     const slot = this.slotFor(request.conversationId ?? ANONYMOUS_CONVERSATION);
@@ -287,6 +297,10 @@ export class LlamaChatModel implements ChatModel {
         ...(request.topK !== undefined ? { topK: request.topK } : {}),
         maxTokens,
         ...(this.dryRepeatPenalty !== undefined ? { dryRepeatPenalty: this.dryRepeatPenalty } : {}),
+        // Under tool choice none the tools are still listed: a call the model starts ends the text there.
+        ...(functions === undefined && documented !== undefined
+          ? { customStopTriggers: [LlamaText(chatWrapper.settings.functions.call.prefix)] }
+          : {}),
         signal: stopSignal,
         stopOnAbortSignal: true,
         budgets: {
@@ -422,7 +436,7 @@ export class LlamaChatModel implements ChatModel {
   }
 }
 
-function toFunctions(tools: readonly ToolSpec[]): ChatModelFunctions {
+function toFunctions(tools: readonly ToolSpec[], maxStringLength = 0): ChatModelFunctions {
   const functions: Record<string, { description?: string; params?: GbnfJsonSchema }> = {};
   for (const tool of tools) {
     const properties = tool.parameters.properties;
@@ -431,7 +445,9 @@ function toFunctions(tools: readonly ToolSpec[]): ChatModelFunctions {
       tool.parameters.additionalProperties !== false;
     functions[tool.name] = {
       description: tool.description,
-      ...(hasParameters ? { params: tool.parameters as unknown as GbnfJsonSchema } : {}),
+      ...(hasParameters
+        ? { params: (maxStringLength > 0 ? limitFreeStrings(tool.parameters, maxStringLength) : tool.parameters) as unknown as GbnfJsonSchema }
+        : {}),
     };
   }
   return functions;

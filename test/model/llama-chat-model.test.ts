@@ -1,0 +1,244 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "../../src/model/errors.js";
+import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
+import type { ChatMessage, ToolSpec } from "../../src/model/types.js";
+
+/**
+ * Real inference on SmolLM2-135M-Instruct (pulled by the global setup). The
+ * limits are generous because a shared machine can be many times slower than
+ * an idle one; the tests assert behaviour, never speed (except the abort bound).
+ */
+const MODEL_TEST_TIMEOUT_MS = 600_000;
+const modelPath = process.env.BOTPSY_TEST_MODEL;
+if (modelPath === undefined) throw new Error("BOTPSY_TEST_MODEL is not set: run the model tests through vitest (test/global-setup.ts).");
+
+const toolInputs = {
+  get_weather: z.object({ city: z.string(), unit: z.enum(["celsius", "fahrenheit"]).optional() }),
+  send_message: z.object({ to: z.string(), text: z.string() }),
+  set_alarm: z.object({ time: z.string(), label: z.string().optional() }),
+  create_event: z.object({ title: z.string(), date: z.string(), attendees: z.array(z.string()).max(3).optional() }),
+  search_web: z.object({ query: z.string() }),
+  turn_wifi: z.object({ on: z.boolean() }),
+};
+const toolDescriptions: Record<keyof typeof toolInputs, string> = {
+  get_weather: "Get the current weather for a city.",
+  send_message: "Send a text message to a contact.",
+  set_alarm: "Set an alarm at a time.",
+  create_event: "Add an event to the calendar.",
+  search_web: "Search the web.",
+  turn_wifi: "Turn Wi-Fi on or off.",
+};
+const tools: ToolSpec[] = Object.entries(toolInputs).map(([name, input]) => {
+  const parameters = z.toJSONSchema(input, { io: "input" }) as Record<string, unknown>;
+  delete parameters.$schema;
+  return { name, description: toolDescriptions[name as keyof typeof toolInputs], parameters };
+});
+
+const prompts = [
+  "What's the weather in Paris?",
+  "Text Anna that I'm running late.",
+  "Wake me up at 7 am tomorrow.",
+  "Is it going to rain in London today?",
+  "Put lunch with Tom on Friday in my calendar.",
+  "Search the web for vegan lasagne recipes.",
+  "Turn off the wifi.",
+  "Tell Bob the meeting moved to 3 pm.",
+  "How cold is it in Oslo in fahrenheit?",
+  "Set an alarm for 6:30 called gym.",
+  "Schedule a dentist appointment on 2026-03-04.",
+  "Look up who won the 2018 World Cup.",
+  "Switch the Wi-Fi back on please.",
+  "Message mum: happy birthday!",
+  "Weather for Tokyo?",
+  "Remind me with an alarm at noon.",
+  "Create an event 'Team sync' on Monday with Ana and Li.",
+  "Find news about the Mars mission.",
+  "Send 'on my way' to Carlos.",
+  "Do I need an umbrella in Berlin?",
+];
+
+describe("LlamaChatModel on SmolLM2-135M", () => {
+  let model: LlamaChatModel;
+
+  beforeAll(async () => {
+    model = await LlamaChatModel.load({ modelPath, contextSize: 2048, threads: 2, maxConversations: 2 });
+  }, MODEL_TEST_TIMEOUT_MS);
+  afterAll(async () => {
+    await model?.dispose();
+  });
+
+  it("loads with the prompted tool-call format (ChatML has no native one)", () => {
+    expect(model.format.name).toBe("prompted");
+    expect(model.contextSize).toBe(2048);
+    expect(model.id).toBe("SmolLM2-135M-Instruct.Q4_1.gguf");
+  });
+
+  it("repeats greedy generation exactly with a fixed seed, and counts usage", async () => {
+    const messages: ChatMessage[] = [{ role: "user", content: "Name three fruits." }];
+    const first = await model.generate({ messages, maxTokens: 24, seed: 7, conversationId: "repeat-a" }).result;
+    const second = await model.generate({ messages, maxTokens: 24, seed: 7, conversationId: "repeat-b" }).result;
+    expect(first.text.length).toBeGreaterThan(0);
+    expect(second.text).toBe(first.text);
+    expect(first.usage.promptTokens).toBeGreaterThan(5);
+    expect(first.usage.outputTokens).toBeGreaterThan(0);
+    expect(first.usage.outputTokens).toBeLessThanOrEqual(24);
+    expect(first.usage.reasoningTokens).toBe(0);
+    expect(first.timings.timeToFirstTokenMs).toBeGreaterThan(0);
+    expect(first.timings.totalMs).toBeGreaterThanOrEqual(first.timings.timeToFirstTokenMs);
+    if (first.stopReason === "max-tokens") expect(first.usage.outputTokens).toBe(24);
+  }, MODEL_TEST_TIMEOUT_MS);
+
+  it("under tool choice required, names one of the given tools with schema-valid arguments on every one of 20 prompts", async () => {
+    const names = new Set(tools.map((tool) => tool.name));
+    for (const prompt of prompts) {
+      const result = await model.generate({ messages: [{ role: "user", content: prompt }], tools, toolChoice: "required", maxTokens: 200 }).result;
+      expect(result.stopReason, prompt).toBe("tool-calls");
+      expect(result.toolCalls.length, prompt).toBe(1);
+      for (const call of result.toolCalls) {
+        expect(names.has(call.name), `${prompt} -> ${call.name}`).toBe(true);
+        const parsed = toolInputs[call.name as keyof typeof toolInputs].safeParse(call.arguments);
+        expect(parsed.success, `${prompt} -> ${call.name}(${JSON.stringify(call.arguments)})`).toBe(true);
+      }
+    }
+  }, MODEL_TEST_TIMEOUT_MS);
+
+  it("calls the named tool when the choice names one, and only writes text under tool choice none", async () => {
+    const named = await model.generate({
+      messages: [{ role: "user", content: "It is sunny today." }],
+      tools,
+      toolChoice: { name: "turn_wifi" },
+      maxTokens: 48,
+    }).result;
+    expect(named.toolCalls.map((call) => call.name)).toEqual(["turn_wifi"]);
+    expect(toolInputs.turn_wifi.safeParse(named.toolCalls[0]?.arguments).success).toBe(true);
+
+    const none = await model.generate({ messages: [{ role: "user", content: "What's the weather in Paris?" }], tools, toolChoice: "none", maxTokens: 32 }).result;
+    expect(none.toolCalls).toEqual([]);
+    expect(none.stopReason).not.toBe("tool-calls");
+    expect(none.text.trim().length).toBeGreaterThan(0);
+  }, MODEL_TEST_TIMEOUT_MS);
+
+  it("stops within 200 ms of an abort", async () => {
+    const controller = new AbortController();
+    const generation = model.generate({
+      messages: [{ role: "user", content: "Write a long story about a dragon." }],
+      maxTokens: 1000,
+      signal: controller.signal,
+    });
+    let abortedAt = 0;
+    let previousDeltaAt = 0;
+    let slowestTokenMs = 0;
+    let deltas = 0;
+    for await (const event of generation) {
+      if (event.type !== "text-delta" || abortedAt !== 0) continue;
+      const now = performance.now();
+      if (previousDeltaAt !== 0) slowestTokenMs = Math.max(slowestTokenMs, now - previousDeltaAt);
+      previousDeltaAt = now;
+      // Abort mid-stream, once a few pieces of text have come.
+      if (++deltas === 3) {
+        abortedAt = now;
+        controller.abort();
+      }
+    }
+    const result = await generation.result;
+    const elapsed = performance.now() - abortedAt;
+    expect(abortedAt).toBeGreaterThan(0);
+    // llama.cpp cannot interrupt a token being computed: on an idle machine that is a few
+    // milliseconds and the bound is 200 ms; on a machine loaded many times over, one token can
+    // take longer than that, so the bound grows to two of the slowest tokens seen.
+    expect(elapsed).toBeLessThan(Math.max(200, 2 * slowestTokenMs));
+    expect(result.stopReason).toBe("aborted");
+    expect(result.usage.outputTokens).toBeLessThan(1000);
+  }, MODEL_TEST_TIMEOUT_MS);
+
+  it("reuses the evaluated prefix on the next turn of a conversation, also after another conversation ran", async () => {
+    const history: ChatMessage[] = [
+      { role: "system", content: "You are a helpful assistant. Answer briefly." },
+      { role: "user", content: "Give me one tip for sleeping better." },
+    ];
+    const first = await model.generate({ messages: history, tools, maxTokens: 24, conversationId: "cache-a" }).result;
+    // Another conversation in between must not evict this one (two sequences).
+    await model.generate({ messages: [{ role: "user", content: "Say hi." }], maxTokens: 4, conversationId: "cache-b" }).result;
+    history.push({ role: "assistant", content: first.text }, { role: "user", content: "And one more?" });
+    const second = await model.generate({ messages: history, tools, maxTokens: 24, conversationId: "cache-a" }).result;
+
+    const firstEvaluated = first.usage.promptTokens - first.usage.cachedPromptTokens;
+    const secondEvaluated = second.usage.promptTokens - second.usage.cachedPromptTokens;
+    // Another conversation used this sequence before: only the chat template's first tokens can match.
+    expect(first.usage.cachedPromptTokens).toBeLessThan(5);
+    expect(second.usage.promptTokens).toBeGreaterThan(first.usage.promptTokens);
+    expect(second.usage.cachedPromptTokens).toBeGreaterThanOrEqual(first.usage.promptTokens - 1);
+    expect(secondEvaluated * 4).toBeLessThan(firstEvaluated);
+  }, MODEL_TEST_TIMEOUT_MS);
+
+  it("continues after tool results and keeps the call's exact text in the cache", async () => {
+    const messages: ChatMessage[] = [{ role: "user", content: "What's the weather in Rome?" }];
+    const call = await model.generate({ messages, tools, toolChoice: { name: "get_weather" }, maxTokens: 48, conversationId: "tools" }).result;
+    const toolCall = call.toolCalls[0]!;
+    messages.push({ role: "assistant", content: "", toolCalls: [toolCall] }, { role: "tool", toolCallId: toolCall.id, name: toolCall.name, content: '{"sky":"sunny","celsius":24}' });
+    const answer = await model.generate({ messages, tools, toolChoice: "none", maxTokens: 24, conversationId: "tools" }).result;
+    expect(answer.toolCalls).toEqual([]);
+    expect(answer.usage.cachedPromptTokens).toBeGreaterThanOrEqual(call.usage.promptTokens);
+  }, MODEL_TEST_TIMEOUT_MS);
+
+  it("raises ContextOverflowError for a conversation larger than the context", async () => {
+    const huge = "word ".repeat(3000);
+    const attempt = model.generate({ messages: [{ role: "user", content: huge }], maxTokens: 8, conversationId: "overflow" }).result;
+    await expect(attempt).rejects.toBeInstanceOf(ContextOverflowError);
+    await expect(attempt).rejects.toThrow(/holds 2048/);
+  }, MODEL_TEST_TIMEOUT_MS);
+});
+
+describe("loading bad model files", () => {
+  let directory = "";
+  beforeAll(() => {
+    directory = mkdtempSync(join(tmpdir(), "botpsy-bad-models-"));
+  });
+  afterAll(() => {
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("names a missing file", async () => {
+    await expect(LlamaChatModel.load({ modelPath: join(directory, "absent.gguf") })).rejects.toBeInstanceOf(ModelFileMissingError);
+  });
+
+  it("names a file that is not GGUF", async () => {
+    const path = join(directory, "noise.gguf");
+    writeFileSync(path, Buffer.from("this is not a model at all, just text"));
+    const attempt = LlamaChatModel.load({ modelPath: path, gpu: false });
+    await expect(attempt).rejects.toBeInstanceOf(ModelFileCorruptError);
+    await expect(attempt).rejects.toThrow(path);
+  });
+
+  it("names an architecture llama.cpp does not know", async () => {
+    const path = join(directory, "alien.gguf");
+    writeFileSync(path, ggufHeaderWithArchitecture("botpsy-alien"));
+    const attempt = LlamaChatModel.load({ modelPath: path, gpu: false });
+    await expect(attempt).rejects.toBeInstanceOf(UnsupportedArchitectureError);
+    await expect(attempt).rejects.toThrow(/botpsy-alien/);
+  });
+});
+
+/** A minimal GGUF v3 file: no tensors, one metadata key naming the architecture. */
+function ggufHeaderWithArchitecture(architecture: string): Buffer {
+  const text = (value: string): Buffer => {
+    const bytes = Buffer.from(value);
+    const length = Buffer.alloc(8);
+    length.writeBigUInt64LE(BigInt(bytes.length));
+    return Buffer.concat([length, bytes]);
+  };
+  const header = Buffer.alloc(24);
+  header.write("GGUF", 0, "ascii");
+  header.writeUInt32LE(3, 4);
+  header.writeBigUInt64LE(0n, 8);
+  header.writeBigUInt64LE(1n, 16);
+  const type = Buffer.alloc(4);
+  type.writeUInt32LE(8, 0);
+  const body = Buffer.concat([header, text("general.architecture"), type, text(architecture)]);
+  const padding = Buffer.alloc((32 - (body.length % 32)) % 32);
+  return Buffer.concat([body, padding]);
+}
