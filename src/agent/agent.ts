@@ -25,6 +25,8 @@ import { EventChannel } from "./event-channel.js";
 import { REPEATED_CALL_MESSAGE, RepeatedFailureGuard } from "./repeated-calls.js";
 import type { CallPlan, RunState } from "./run-state.js";
 import { AgentSessionStore, AgentStateError } from "./session-store.js";
+import { pruneToolSpecs, type ArgumentPruningOptions } from "./argument-pruning.js";
+import { composeAnswerFromCalls, isReadableAnswer, MarkupFilter, stripTemplateMarkup } from "./final-answer.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import { formatToolResultAsData, type ToolOutcome, type ToolResultFormatter } from "./tool-result-format.js";
 import type {
@@ -85,6 +87,13 @@ export interface AgentOptions {
    * always forces one, at the price of never abstaining at once.
    */
   firstStepToolChoice?: ToolChoice | "route";
+  /**
+   * Removes from the tool specs a model turn sees the optional parameters
+   * the request has no word or value for (see `pruneToolArguments`), so the
+   * call grammar cannot emit them. Default `{ turns: "first" }`; `false`
+   * shows every parameter. Validation still uses the full input schema.
+   */
+  argumentPruning?: ArgumentPruningOptions | false;
 }
 
 export interface RunOptions {
@@ -272,29 +281,43 @@ export class Agent {
           sessionId: state.sessionId,
           step,
           messages: [system, ...history, ...state.turnMessages],
-          tools: offered.map(toolSpec),
+          tools: this.pruneArguments(offered.map(toolSpec), state, step),
         };
         turn = (await this.options.beforeModelTurn?.(turn)) ?? turn;
         if (turn.tools.length > 0) state.toolsOffered = true;
 
         let reply: GenerateResult;
+        const filter = new MarkupFilter();
+        const flush = (): void => {
+          const rest = filter.end();
+          if (rest !== "") emit({ type: "text-delta", text: rest });
+        };
         try {
-          reply = await this.generate(turn, state.sessionId, signal, emit);
+          reply = await this.generate(turn, state.sessionId, signal, emit, filter);
         } catch (error) {
           if (signal.aborted) return finish("aborted", "", abortedError());
           throw error;
         }
         state.usage = addUsage(state.usage, reply.usage);
         if (reply.stopReason === "aborted" || signal.aborted) {
+          flush();
           if (reply.text !== "") state.turnMessages.push({ role: "assistant", content: reply.text });
           return finish("aborted", reply.text, abortedError());
         }
 
         if (reply.toolCalls.length === 0) {
-          state.turnMessages.push({ role: "assistant", content: reply.text });
+          let answer = reply.text.trim();
+          // After calls a small model often writes no words, only imitated results; then say what was done.
+          const composed = isReadableAnswer(answer) ? undefined : composeAnswerFromCalls(state.calls);
+          if (composed !== undefined) {
+            answer = composed;
+            emit({ type: "text-delta", text: filter.shown.trim() === "" ? composed : `\n${composed}` });
+          } else flush();
+          state.turnMessages.push({ role: "assistant", content: answer });
           const abstained = isAbstention({ toolsOffered: state.toolsOffered, calls: state.calls });
-          return finish(abstained ? "abstained" : "answered", reply.text.trim());
+          return finish(abstained ? "abstained" : "answered", answer);
         }
+        flush();
 
         const calls = uniqueCallIds(reply.toolCalls, state.turnMessages, step);
         state.turnMessages.push({ role: "assistant", content: reply.text, toolCalls: calls });
@@ -346,7 +369,12 @@ export class Agent {
     }
   }
 
-  private async generate(turn: ModelTurn, sessionId: string, signal: AbortSignal, emit: (event: AgentEvent) => void): Promise<GenerateResult> {
+  /**
+   * One model turn. Text reaches the caller through `filter`, which holds back
+   * whatever may be template markup; the returned reply's text is cleaned of
+   * it. The caller flushes the filter once it knows what the turn was.
+   */
+  private async generate(turn: ModelTurn, sessionId: string, signal: AbortSignal, emit: (event: AgentEvent) => void, filter: MarkupFilter): Promise<GenerateResult> {
     const firstStepChoice = turn.step === 1 && turn.tools.length > 0 ? this.firstStepChoice(turn) : undefined;
     const generation = this.model.generate({
       temperature: 0,
@@ -361,14 +389,29 @@ export class Agent {
     const guarded = this.options.afterModelTurn !== undefined;
     if (!guarded) {
       for await (const event of generation) {
-        if (event.type === "text-delta" || event.type === "thought-delta") emit(event);
+        if (event.type === "thought-delta") emit(event);
+        if (event.type === "text-delta") {
+          const shown = filter.push(event.text);
+          if (shown !== "") emit({ type: "text-delta", text: shown });
+        }
       }
     }
-    const reply = await generation.result;
+    const raw = await generation.result;
+    const reply = { ...raw, text: stripTemplateMarkup(raw.text) };
     if (!guarded) return reply;
     const checked = (await this.options.afterModelTurn?.(reply, turn)) ?? reply;
-    if (checked.text !== "") emit({ type: "text-delta", text: checked.text });
+    const shown = filter.push(checked.text);
+    if (shown !== "") emit({ type: "text-delta", text: shown });
     return checked;
+  }
+
+  private pruneArguments(specs: ToolSpec[], state: RunState, step: number): ToolSpec[] {
+    const pruning = this.options.argumentPruning ?? {};
+    if (pruning === false) return specs;
+    if ((pruning.turns ?? "first") === "first" && step > 1) return specs;
+    // On later turns a tool result may name a value the next call needs ("turn it on with set_wifi(on=true)").
+    const results = state.turnMessages.flatMap((message) => (message.role === "tool" ? [message.content] : []));
+    return pruneToolSpecs(specs, [state.request, ...results].join("\n"));
   }
 
   private firstStepChoice(turn: ModelTurn): ToolChoice | undefined {

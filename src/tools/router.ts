@@ -9,6 +9,12 @@ export interface RouteDecision {
   matchedTerms: number;
   /** Share of the request's content terms the best tool matched (0..1). */
   coverage: number;
+  /** The next tool in the ranking, when any other tool matched a term. */
+  runnerUp?: { tool: string; matchedTerms: number; score: number };
+  /** The best tool's BM25 score. */
+  score: number;
+  /** Every tool that matched a request term, best first. */
+  ranked: string[];
 }
 
 export interface ToolRouterOptions {
@@ -16,6 +22,13 @@ export interface ToolRouterOptions {
   minimumMatchedTerms?: number;
   /** …or when it matches at least this share of the request's content terms. Default 0.5. */
   minimumCoverage?: number;
+  /**
+   * When a call is forced and the best tool dominates — it matched more
+   * distinct request terms than the runner-up and its score is at least this
+   * many times the runner-up's — the choice names it (`{ name }`) instead of
+   * "required". `false` never names a tool. Default 2.
+   */
+  namedToolDominance?: number | false;
 }
 
 interface IndexedSpec {
@@ -32,12 +45,20 @@ interface IndexedSpec {
  * model called a tool in 0 of 50 requests that needed one); forcing a call
  * when the request's own words point at a tool, and leaving the choice free
  * otherwise, keeps abstention possible for requests no tool serves.
+ *
+ * The request points at a tool when the best match covers enough of its
+ * words, or when it says a word of one tool's name and that tool dominates
+ * the ranking. A dominant tool is named in the choice (`{ name }`): a small
+ * model forced to call "some" tool still picks a wrong one about as often as
+ * the right one.
  */
 export function routeToolChoice(request: string, tools: readonly ToolSpec[], options: ToolRouterOptions = {}): RouteDecision {
   const minimumMatchedTerms = options.minimumMatchedTerms ?? 2;
   const minimumCoverage = options.minimumCoverage ?? 0.5;
   const queryTerms = new Set(splitWords(request).map(normaliseTerm).filter((term): term is string => term !== null && term.length > 1));
-  if (tools.length === 0 || queryTerms.size === 0) return { toolChoice: "auto", bestTool: undefined, matchedTerms: 0, coverage: 0 };
+  const namedToolDominance = options.namedToolDominance ?? 2;
+  const nothing: RouteDecision = { toolChoice: "auto", bestTool: undefined, matchedTerms: 0, coverage: 0, score: 0, ranked: [] };
+  if (tools.length === 0 || queryTerms.size === 0) return nothing;
   const index = new MiniSearch<IndexedSpec>({
     fields: ["name", "description", "parameters"],
     idField: "id",
@@ -51,15 +72,33 @@ export function routeToolChoice(request: string, tools: readonly ToolSpec[], opt
     fuzzy: (term) => (term.length >= 7 ? 0.15 : false),
     combineWith: "OR",
   });
-  let best: { id: string; matched: number } | undefined;
-  for (const result of results) {
-    const matched = new Set(result.queryTerms).size;
-    if (!best || matched > best.matched) best = { id: String(result.id), matched };
-  }
-  if (!best) return { toolChoice: "auto", bestTool: undefined, matchedTerms: 0, coverage: 0 };
+  // Ranked by distinct request terms matched, then by score: a tool that
+  // matches two of the request's words beats one that matches one word often.
+  const ranking = results
+    .map((result) => ({
+      id: String(result.id),
+      matched: new Set(result.queryTerms).size,
+      score: result.score,
+      namedInRequest: Object.values(result.match).some((fields) => fields.includes("name")),
+    }))
+    .sort((a, b) => b.matched - a.matched || b.score - a.score);
+  const best = ranking[0];
+  if (!best) return nothing;
+  const second = ranking[1];
   const coverage = best.matched / queryTerms.size;
-  const clear = best.matched >= minimumMatchedTerms || coverage >= minimumCoverage;
-  return { toolChoice: clear ? "required" : "auto", bestTool: best.id, matchedTerms: best.matched, coverage };
+  const dominant =
+    namedToolDominance !== false && (second === undefined || (best.matched > second.matched && best.score >= namedToolDominance * second.score));
+  // A request that says a word of one tool's name, and of no close rival, asks for that tool ("the weather in Lisbon tomorrow").
+  const clear = best.matched >= minimumMatchedTerms || coverage >= minimumCoverage || (dominant && best.namedInRequest);
+  return {
+    toolChoice: !clear ? "auto" : dominant ? { name: best.id } : "required",
+    bestTool: best.id,
+    matchedTerms: best.matched,
+    coverage,
+    score: best.score,
+    ranked: ranking.map((entry) => entry.id),
+    ...(second ? { runnerUp: { tool: second.id, matchedTerms: second.matched, score: second.score } } : {}),
+  };
 }
 
 function indexedSpec(spec: ToolSpec): IndexedSpec {

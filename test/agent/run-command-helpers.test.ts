@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ApprovalRequest } from "../../src/agent/types.js";
-import { decideApprovals, EXIT_CODES, parseMaxSteps, parseThreads, RunPrinter } from "../../src/cli/commands/run.js";
+import type { AgentOutcome, ApprovalRequest, CallRecord } from "../../src/agent/types.js";
+import { abstentionNote, decideApprovals, EXIT_CODES, parseMaxSteps, parseThreads, RunPrinter } from "../../src/cli/commands/run.js";
 
 const request: ApprovalRequest = {
   id: "approval-1-1",
@@ -56,5 +56,28 @@ describe("botpsy run helpers", () => {
     expect(parseMaxSteps(undefined)).toBeUndefined();
     expect(() => parseMaxSteps("0")).toThrow(/--max-steps/);
     expect(() => parseThreads("two")).toThrow(/--threads/);
+  });
+
+  it("says whether an abstained run made no call or made calls that all failed", () => {
+    const outcome = (calls: CallRecord[]): AgentOutcome => ({
+      runId: "run-1",
+      sessionId: "s",
+      stopReason: "abstained",
+      answer: "",
+      calls,
+      usage: { promptTokens: 1, cachedPromptTokens: 0, outputTokens: 1, reasoningTokens: 0 },
+      steps: 2,
+      durationMs: 1,
+      pendingApprovals: [],
+    });
+    const failed: CallRecord = { call: request.call, risk: "send", status: "error", error: { code: "invalid_repeat", message: "bad" }, durationMs: 1, step: 1 };
+    expect(abstentionNote(outcome([]))).toBe("(no tool was used for this request)");
+    expect(abstentionNote(outcome([failed]))).toBe("(no tool call succeeded: the call failed or was refused)");
+    expect(abstentionNote(outcome([failed, failed]))).toBe("(no tool call succeeded: all 2 calls failed or were refused)");
+
+    let printed = "";
+    new RunPrinter((text) => (printed += text)).outcome(outcome([failed]));
+    expect(printed).toContain("(no tool call succeeded");
+    expect(printed).not.toContain("no tool was used");
   });
 });

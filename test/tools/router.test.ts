@@ -18,13 +18,15 @@ const tools: ToolSpec[] = [
 describe("routeToolChoice", () => {
   it("forces a call when the request's words name a tool", () => {
     const decision = routeToolChoice("Set an alarm for 7", tools);
-    expect(decision.toolChoice).toBe("required");
+    // The only tool that matched: named, not just required.
+    expect(decision.toolChoice).toEqual({ name: "set_alarm" });
     expect(decision.bestTool).toBe("set_alarm");
     expect(decision.matchedTerms).toBeGreaterThanOrEqual(1);
   });
 
   it("routes on coverage: one word that is most of the request", () => {
-    expect(routeToolChoice("weather?", tools).toolChoice).toBe("required");
+    expect(routeToolChoice("weather?", tools).toolChoice).toEqual({ name: "get_weather" });
+    expect(routeToolChoice("weather?", tools, { namedToolDominance: false }).toolChoice).toBe("required");
   });
 
   it("leaves the choice free when nothing in the request points at a tool", () => {
@@ -35,5 +37,43 @@ describe("routeToolChoice", () => {
   it("leaves the choice free with no tools or an empty request", () => {
     expect(routeToolChoice("set an alarm", []).toolChoice).toBe("auto");
     expect(routeToolChoice("   ", tools).toolChoice).toBe("auto");
+  });
+});
+
+describe("routeToolChoice naming the tool", () => {
+  const mail: ToolSpec[] = [
+    ...tools,
+    {
+      name: "send_email",
+      description: "Send an email to a contact.",
+      parameters: { type: "object", properties: { to: { type: "string" }, subject: { type: "string" }, body: { type: "string" } }, required: ["to"] },
+    },
+    {
+      name: "read_email",
+      description: "Read one email in full.",
+      parameters: { type: "object", properties: { email_id: { type: "string" } }, required: ["email_id"] },
+    },
+  ];
+
+  it("names the best tool when it clearly dominates the runner-up", () => {
+    const decision = routeToolChoice("What is the weather in Lisbon tomorrow?", mail);
+    expect(decision.bestTool).toBe("get_weather");
+    expect(decision.toolChoice).toEqual({ name: "get_weather" });
+    expect(decision.ranked[0]).toBe("get_weather");
+  });
+
+  it("forces only some call when two tools are close", () => {
+    const decision = routeToolChoice("email Frank", mail);
+    expect(decision.runnerUp).toBeDefined();
+    expect(decision.toolChoice).toBe("required");
+    expect(["send_email", "read_email"]).toContain(decision.bestTool);
+  });
+
+  it("without dominance, one word of a tool's name in a longer request leaves the choice free", () => {
+    expect(routeToolChoice("What is the weather in Lisbon tomorrow?", mail, { namedToolDominance: false }).toolChoice).toBe("auto");
+  });
+
+  it("names nothing when the choice is left free", () => {
+    expect(routeToolChoice("tell me a joke about penguins", mail).toolChoice).toBe("auto");
   });
 });

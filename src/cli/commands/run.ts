@@ -124,7 +124,7 @@ export class RunPrinter {
     if (outcome.stopReason === "answered" || outcome.stopReason === "abstained") {
       if (outcome.answer === "") this.write(`(the model gave no answer)\n`);
     }
-    if (outcome.stopReason === "abstained") this.write(`(no tool was used for this request)\n`);
+    if (outcome.stopReason === "abstained") this.write(`${abstentionNote(outcome)}\n`);
     if (outcome.error) this.write(`botpsy: ${outcome.error.message} [${outcome.error.code}]\n`);
     if (outcome.stopReason === "awaiting_approval") {
       this.write(`Waiting for approval. Run id: ${outcome.runId}\n`);
@@ -135,6 +135,13 @@ export class RunPrinter {
     if (this.midLine) this.write("\n");
     this.midLine = false;
   }
+}
+
+/** Why an abstained run did nothing: no call at all, or calls that all failed or were refused. */
+export function abstentionNote(outcome: AgentOutcome): string {
+  const calls = outcome.calls.length;
+  if (calls === 0) return "(no tool was used for this request)";
+  return `(no tool call succeeded: ${calls === 1 ? "the call" : `all ${calls} calls`} failed or ${calls === 1 ? "was" : "were"} refused)`;
 }
 
 /**

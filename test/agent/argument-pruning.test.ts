@@ -1,0 +1,147 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent } from "../../src/agent/agent.js";
+import { pruneToolArguments, pruneToolSpecs, requestShape } from "../../src/agent/argument-pruning.js";
+import type { Profile } from "../../src/apps/profile.js";
+import type { ToolSpec } from "../../src/model/types.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { defineTool } from "../../src/tools/tool.js";
+import { ToolBox } from "../../src/tools/toolbox.js";
+import { openNotesProfile } from "./fixtures/notes-app.js";
+
+const setAlarm: ToolSpec = {
+  name: "set_alarm",
+  description: "Set an alarm for a time of day, once or repeating on some days.",
+  parameters: {
+    type: "object",
+    properties: {
+      time: { type: "string", description: 'Time of day. Example: "7 am" or "06:30"' },
+      label: { type: "string", description: 'A name for the alarm. Example: "Gym"' },
+      repeat: { type: "string", description: 'Days to repeat: "daily", "weekdays", "weekends", "never" or "mon, wed". Example: "weekdays"' },
+    },
+    required: ["time"],
+  },
+};
+
+const changeAlarm: ToolSpec = {
+  name: "change_alarm",
+  description: "Change an alarm: its time, label, repeat days, or turn it on or off.",
+  parameters: {
+    type: "object",
+    properties: {
+      alarm: { type: "string", description: 'The alarm: its id, label or time. Example: "alarm-1"' },
+      time: { type: "string", description: 'New time. Example: "7:30 am"' },
+      label: { type: "string", description: 'New label. Example: "Work"' },
+      enabled: { type: "boolean", description: "true to turn it on, false to turn it off" },
+    },
+    required: ["alarm"],
+  },
+};
+
+const listEmails: ToolSpec = {
+  name: "list_emails",
+  description: "List emails in a folder (inbox by default), newest first.",
+  parameters: {
+    type: "object",
+    properties: {
+      folder: { type: "string", enum: ["inbox", "sent", "archive"] },
+      unread_only: { type: "boolean", description: "Only unread emails." },
+      limit: { type: "integer", description: "How many (default 10)." },
+    },
+  },
+};
+
+function parameterNames(spec: ToolSpec): string[] {
+  return Object.keys(spec.parameters.properties as Record<string, unknown>);
+}
+
+describe("pruneToolArguments", () => {
+  it("removes optional parameters the request has no word for and keeps required ones", () => {
+    expect(parameterNames(pruneToolArguments(setAlarm, "Set an alarm for 7"))).toEqual(["time"]);
+    // The tool's own words ("alarm") do not keep a parameter whose description mentions them.
+    expect(parameterNames(pruneToolArguments(setAlarm, "alarm please"))).toEqual(["time"]);
+  });
+
+  it("keeps an optional parameter when a word of its name, description, examples or choices is in the request", () => {
+    expect(parameterNames(pruneToolArguments(setAlarm, "wake me up every weekday at 6"))).toEqual(["time", "repeat"]);
+    expect(parameterNames(pruneToolArguments(setAlarm, "alarm at 6 labelled gym"))).toEqual(["time", "label"]);
+    expect(parameterNames(pruneToolArguments(listEmails, "show my unread emails"))).toEqual(["unread_only"]);
+    expect(parameterNames(pruneToolArguments(listEmails, "what did I send, in the sent folder"))).toEqual(["folder"]);
+  });
+
+  it("keeps a parameter that takes a time or a number the request carries without naming it", () => {
+    expect(parameterNames(pruneToolArguments(changeAlarm, "move my gym alarm to 8"))).toEqual(["alarm", "time"]);
+    expect(parameterNames(pruneToolArguments(changeAlarm, "change the alarm"))).toEqual(["alarm"]);
+    expect(parameterNames(pruneToolArguments(changeAlarm, "turn off the 7 am alarm"))).toEqual(["alarm", "time", "enabled"]);
+  });
+
+  it("returns the same spec when nothing is removed, and never changes the input", () => {
+    const noOptional: ToolSpec = { name: "get_device_status", description: "Show the settings.", parameters: { type: "object", properties: {} } };
+    expect(pruneToolArguments(noOptional, "status")).toBe(noOptional);
+    const before = JSON.stringify(setAlarm);
+    const pruned = pruneToolArguments(setAlarm, "Set an alarm for 7");
+    expect(JSON.stringify(setAlarm)).toBe(before);
+    expect(pruned.parameters.required).toEqual(["time"]);
+  });
+
+  it("reads the request once for a list of specs", () => {
+    const pruned = pruneToolSpecs([setAlarm, listEmails], "unread emails");
+    expect(pruned.map(parameterNames)).toEqual([["time"], ["unread_only"]]);
+  });
+
+  it("tells moments and numbers apart from words", () => {
+    expect(requestShape("lunch on Friday")).toMatchObject({ hasMoment: true, hasNumber: false });
+    expect(requestShape("buy 3 apples")).toMatchObject({ hasMoment: false, hasNumber: true });
+    expect(requestShape("meet at 5:30")).toMatchObject({ hasMoment: true, hasNumber: true });
+    expect(requestShape("tell me a joke")).toMatchObject({ hasMoment: false, hasNumber: false });
+  });
+});
+
+describe("argument pruning in the agent", () => {
+  let profile: Profile;
+  beforeEach(() => {
+    profile = openNotesProfile();
+  });
+  afterEach(() => profile.close());
+
+  const alarmTool = defineTool({
+    name: "set_alarm",
+    description: "Set an alarm for a time of day.",
+    input: z.object({
+      time: z.string().describe('Time of day. Example: "7 am"'),
+      label: z.string().optional().describe('A name for the alarm. Example: "Gym"'),
+    }),
+    risk: "write",
+    run: ({ time, label }) => (label === undefined ? { id: "alarm-1", time } : { id: "alarm-1", time, label }),
+  });
+
+  it("shows the first turn pruned specs and later turns whole specs by default", async () => {
+    const model = new ScriptedModel([{ toolCalls: [{ name: "set_alarm", arguments: { time: "7" } }] }, "Alarm set for 7."]);
+    const agent = new Agent({ model, profile, toolbox: new ToolBox([alarmTool]) });
+    const outcome = await agent.run("Set an alarm for 7").outcome;
+    expect(outcome.stopReason).toBe("answered");
+    expect(parameterNames(model.requests[0]!.tools![0]!)).toEqual(["time"]);
+    expect(parameterNames(model.requests[1]!.tools![0]!)).toEqual(["time", "label"]);
+  });
+
+  it("prunes every turn with turns: all, and not at all when switched off", async () => {
+    const everyTurn = new ScriptedModel([{ toolCalls: [{ name: "set_alarm", arguments: { time: "7" } }] }, "Done."]);
+    await new Agent({ model: everyTurn, profile, toolbox: new ToolBox([alarmTool]), argumentPruning: { turns: "all" } }).run("Set an alarm for 7").outcome;
+    expect(everyTurn.requests.map((request) => parameterNames(request.tools![0]!))).toEqual([["time"], ["time"]]);
+
+    // On later turns the results count as words too: a result (or an error) that names a parameter brings it back.
+    const named = new ScriptedModel([{ toolCalls: [{ name: "set_alarm", arguments: { time: "7", label: "x" } }] }, "Done."]);
+    await new Agent({ model: named, profile, toolbox: new ToolBox([alarmTool]), argumentPruning: { turns: "all" } }).run("Set an alarm for 7").outcome;
+    expect(named.requests.map((request) => parameterNames(request.tools![0]!))).toEqual([["time"], ["time", "label"]]);
+
+    const off = new ScriptedModel(["Done."]);
+    await new Agent({ model: off, profile, toolbox: new ToolBox([alarmTool]), argumentPruning: false }).run("Set an alarm for 7").outcome;
+    expect(parameterNames(off.requests[0]!.tools![0]!)).toEqual(["time", "label"]);
+  });
+
+  it("still validates against the whole input schema: a pruned parameter the model writes anyway is accepted", async () => {
+    const model = new ScriptedModel([{ toolCalls: [{ name: "set_alarm", arguments: { time: "7", label: "Gym" } }] }, "Alarm set."]);
+    const outcome = await new Agent({ model, profile, toolbox: new ToolBox([alarmTool]) }).run("Set an alarm for 7").outcome;
+    expect(outcome.calls[0]).toMatchObject({ status: "ok", result: { id: "alarm-1", time: "7", label: "Gym" } });
+  });
+});
