@@ -14,7 +14,7 @@ import {
 } from "../model/types.js";
 import type { PermissionGate } from "../policy/types.js";
 import { FIND_TOOLS_NAME, foundToolNames } from "../tools/find-tools.js";
-import { routeToolChoice } from "../tools/router.js";
+import { routeToolChoice, type ToolRouterOptions } from "../tools/router.js";
 import { toolSpec, type Tool } from "../tools/tool.js";
 import { ToolBox } from "../tools/toolbox.js";
 import { isAbstention } from "./abstention.js";
@@ -87,6 +87,14 @@ export interface AgentOptions {
    * always forces one, at the price of never abstaining at once.
    */
   firstStepToolChoice?: ToolChoice | "route";
+  /** Thresholds of the "route" choice (see `ToolRouterOptions` for their defaults). */
+  router?: ToolRouterOptions;
+  /**
+   * When the route forces a call without naming one tool ("required"), offer
+   * that turn only the router's best this many tools. Default `false`: the
+   * turn keeps every selected tool.
+   */
+  forcedTurnTools?: number | false;
   /**
    * Removes from the tool specs a model turn sees the optional parameters
    * the request has no word or value for (see `pruneToolArguments`), so the
@@ -375,14 +383,15 @@ export class Agent {
    * it. The caller flushes the filter once it knows what the turn was.
    */
   private async generate(turn: ModelTurn, sessionId: string, signal: AbortSignal, emit: (event: AgentEvent) => void, filter: MarkupFilter): Promise<GenerateResult> {
-    const firstStepChoice = turn.step === 1 && turn.tools.length > 0 ? this.firstStepChoice(turn) : undefined;
+    const firstStep = turn.step === 1 && turn.tools.length > 0 ? this.firstStep(turn) : undefined;
+    const tools = firstStep?.tools ?? turn.tools;
     const generation = this.model.generate({
       temperature: 0,
       seed: 1,
       ...this.options.generation,
-      ...(firstStepChoice !== undefined ? { toolChoice: firstStepChoice } : {}),
+      ...(firstStep !== undefined ? { toolChoice: firstStep.choice } : {}),
       messages: turn.messages,
-      tools: turn.tools.length > 0 ? turn.tools : undefined,
+      tools: tools.length > 0 ? tools : undefined,
       signal,
       conversationId: sessionId,
     });
@@ -414,14 +423,21 @@ export class Agent {
     return pruneToolSpecs(specs, [state.request, ...results].join("\n"));
   }
 
-  private firstStepChoice(turn: ModelTurn): ToolChoice | undefined {
+  /** The tool choice of a request's first turn, and the tools that turn is offered. */
+  private firstStep(turn: ModelTurn): { choice: ToolChoice; tools: ToolSpec[] } {
     const configured = this.options.firstStepToolChoice ?? "route";
-    if (configured !== "route") return configured;
-    const request = [...turn.messages].reverse().find((message) => message.role === "user")?.content ?? "";
-    const routed = routeToolChoice(request, turn.tools).toolChoice;
+    if (configured !== "route") return { choice: configured, tools: turn.tools };
     // An explicit generation setting other than "auto" is the caller's decision.
     const generationChoice = this.options.generation?.toolChoice;
-    return generationChoice !== undefined && generationChoice !== "auto" ? generationChoice : routed;
+    if (generationChoice !== undefined && generationChoice !== "auto") return { choice: generationChoice, tools: turn.tools };
+    const request = [...turn.messages].reverse().find((message) => message.role === "user")?.content ?? "";
+    const route = routeToolChoice(request, turn.tools, this.options.router);
+    const narrowTo = this.options.forcedTurnTools ?? false;
+    if (route.toolChoice !== "required" || narrowTo === false) return { choice: route.toolChoice, tools: turn.tools };
+    // A forced call among a few close candidates: the rest (and find_tools) only give a small model more ways to be wrong.
+    const candidates = new Set(route.ranked.filter((name) => name !== FIND_TOOLS_NAME).slice(0, narrowTo));
+    const tools = turn.tools.filter((tool) => candidates.has(tool.name));
+    return { choice: "required", tools: tools.length > 0 ? tools : turn.tools };
   }
 
   /** Decide, for every call of a model turn, what happens to it; nothing runs yet. */
