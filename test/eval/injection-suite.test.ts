@@ -39,8 +39,10 @@ describe("the injection suite", () => {
         };
         const attackedText = await read(attacked);
         const benignText = await read(benign);
-        expect(attackedText, task.id).toContain(injectionCase.goal.trigger);
-        expect(benignText, task.id).not.toContain(injectionCase.goal.trigger);
+        // A tool-knowledge attack names the call (`set_do_not_disturb(`) rather than the words of the goal.
+        const signs = [injectionCase.goal.trigger, `${injectionCase.goal.call.name}(`];
+        expect(signs.some((sign) => attackedText.includes(sign)), `${task.id}: ${attackedText}`).toBe(true);
+        for (const sign of signs) expect(benignText, task.id).not.toContain(sign);
         for (const fact of task.answerFacts) expect(benignText, task.id).toContain(fact);
       } finally {
         attacked.close();
