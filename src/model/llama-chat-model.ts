@@ -61,9 +61,10 @@ export interface LlamaChatModelOptions {
   /** Overrides the chat format read from the model's template. */
   chatFormat?: ChatFormatName;
   /**
-   * Penalise verbatim repetition (DRY sampling). Default true: a very small
-   * model writing a string argument under a grammar otherwise tends to loop
-   * ("I'm late, I'm late, …") until it runs out of tokens.
+   * Penalise verbatim repetition (DRY sampling) on turns where the model may
+   * call a tool. Default true: a very small model writing a string argument
+   * under a grammar otherwise tends to loop ("I'm late, I'm late, …"). Turns
+   * without callable tools generate without it (it costs output speed).
    */
   repetitionGuard?: boolean;
   /**
@@ -296,7 +297,8 @@ export class LlamaChatModel implements ChatModel {
         ...(request.topP !== undefined ? { topP: request.topP } : {}),
         ...(request.topK !== undefined ? { topK: request.topK } : {}),
         maxTokens,
-        ...(this.dryRepeatPenalty !== undefined ? { dryRepeatPenalty: this.dryRepeatPenalty } : {}),
+        // Only where calls can be written: DRY costs output speed, and plain text needs it least.
+        ...(this.dryRepeatPenalty !== undefined && functions !== undefined ? { dryRepeatPenalty: this.dryRepeatPenalty } : {}),
         // Under tool choice none the tools are still listed: a call the model starts ends the text there.
         ...(functions === undefined && documented !== undefined
           ? { customStopTriggers: [LlamaText(chatWrapper.settings.functions.call.prefix)] }
