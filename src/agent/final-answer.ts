@@ -19,6 +19,9 @@ const MARKUP_TOKENS = [
   /\[\/?(TOOL_CALLS|TOOL_RESULTS|AVAILABLE_TOOLS|INST)\]/g,
   /<\/?s>/g,
   /^\s*assistant\s*\n/gim,
+  // Echoes of the tool list the chat format writes into the prompt.
+  /^\s*(you can call (these|this) tools?|to call a tool, reply with only|if no tool fits, answer in plain text)\b.*$/gim,
+  /^\s*-?\s*[a-z][a-z0-9]*(_[a-z0-9]+)+\s*\([^)\n]*\)\s*(:.*)?$/gim,
 ];
 
 /**

@@ -20,6 +20,13 @@ describe("stripTemplateMarkup", () => {
     expect(stripTemplateMarkup("[TOOL_CALLS] Sent.</s>")).toBe("Sent.");
   });
 
+  it("removes echoes of the tool list the prompt carries", () => {
+    expect(stripTemplateMarkup('You can call this tool:\n- find_contact(query: "Frank"): Find a contact.')).toBe("");
+    expect(stripTemplateMarkup("I added eggs.\n- add_to_shopping_list(eggs: 4): Add an item")).toBe("I added eggs.");
+    // Prose that mentions a function call inline stays.
+    expect(stripTemplateMarkup("I called set_alarm(7) for you.")).toBe("I called set_alarm(7) for you.");
+  });
+
   it("keeps ordinary angle brackets and text", () => {
     expect(stripTemplateMarkup("3 < 5 and 7 > 2")).toBe("3 < 5 and 7 > 2");
     expect(stripTemplateMarkup("Your meeting is at 3 pm.")).toBe("Your meeting is at 3 pm.");
