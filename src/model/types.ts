@@ -39,7 +39,7 @@ export interface GenerateOptions {
   thinking?: Thinking;
   /** Default "auto". */
   toolChoice?: ToolChoice;
-  /** Allow several tool calls in one assistant turn. Default true. */
+  /** Allow several tool calls in one assistant turn. Default: true for native formats, false for the prompted one (a small model repeats itself). */
   parallelToolCalls?: boolean;
   signal?: AbortSignal;
   /**
