@@ -69,6 +69,8 @@ export interface AgentOptions {
   maxSteps?: number;
   /** Added to the system prompt. */
   instructions?: string;
+  /** How the system prompt states the clock (see `SystemPromptInput.clock`). Default "date-and-time". */
+  promptClock?: "date-and-time" | "date";
   /** Sampling options for every model turn. Default temperature 0, seed 1. */
   generation?: Omit<GenerateOptions, "signal" | "conversationId">;
   beforeModelTurn?: BeforeModelTurnHook;
@@ -274,7 +276,12 @@ export class Agent {
       const history = this.options.compaction === false ? this.sessions.turns(state.sessionId).flat() : compactTurns(this.sessions.turns(state.sessionId), this.options.compaction);
       const system: ChatMessage = {
         role: "system",
-        content: buildSystemPrompt({ now: this.profile.environment.now(), timeZone: this.profile.environment.timeZone, instructions: this.options.instructions }),
+        content: buildSystemPrompt({
+          now: this.profile.environment.now(),
+          timeZone: this.profile.environment.timeZone,
+          instructions: this.options.instructions,
+          ...(this.options.promptClock !== undefined ? { clock: this.options.promptClock } : {}),
+        }),
       };
 
       while (true) {
