@@ -145,6 +145,12 @@ export class Agent {
     this.toolbox = options.toolbox ?? new ToolBox(options.profile.tools());
     this.gate = options.gate ?? new RiskGate();
     this.maxSteps = validateMaxSteps(options.maxSteps ?? DEFAULT_MAX_STEPS);
+    const narrowTo = options.forcedTurnTools;
+    if (narrowTo !== undefined && narrowTo !== false && (!Number.isInteger(narrowTo) || narrowTo < 1)) {
+      throw new InvalidInputError(`forcedTurnTools ${String(narrowTo)} is not usable: give a whole number of tools, 1 or more, or false.`, {
+        code: "invalid_option",
+      });
+    }
     this.formatToolResult = options.formatToolResult ?? formatToolResultAsData;
     this.sessions = new AgentSessionStore(options.profile.store);
   }

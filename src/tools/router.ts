@@ -1,4 +1,5 @@
 import MiniSearch from "minisearch";
+import { InvalidInputError } from "../errors.js";
 import type { ToolChoice, ToolSpec } from "../model/types.js";
 import { normaliseTerm, splitWords } from "./toolbox.js";
 
@@ -57,6 +58,9 @@ export function routeToolChoice(request: string, tools: readonly ToolSpec[], opt
   const minimumCoverage = options.minimumCoverage ?? 0.5;
   const queryTerms = new Set(splitWords(request).map(normaliseTerm).filter((term): term is string => term !== null && term.length > 1));
   const namedToolDominance = options.namedToolDominance ?? 2;
+  if (namedToolDominance !== false && !(Number.isFinite(namedToolDominance) && namedToolDominance >= 1)) {
+    throw new InvalidInputError(`namedToolDominance ${String(namedToolDominance)} is not usable: give a ratio of 1 or more, or false.`, { code: "invalid_option" });
+  }
   const nothing: RouteDecision = { toolChoice: "auto", bestTool: undefined, matchedTerms: 0, coverage: 0, score: 0, ranked: [] };
   if (tools.length === 0 || queryTerms.size === 0) return nothing;
   const index = new MiniSearch<IndexedSpec>({

@@ -60,4 +60,11 @@ describe("the first turn's tool choice", () => {
     await new Agent({ model: explicit, profile, toolbox: new ToolBox(tools), firstStepToolChoice: "required" }).run("What is the weather?").outcome;
     expect(explicit.requests[0]!.toolChoice).toBe("required");
   });
+
+  it("rejects a forcedTurnTools that is not a whole number of tools", () => {
+    const model = new ScriptedModel([]);
+    expect(() => new Agent({ model, profile, toolbox: new ToolBox(tools), forcedTurnTools: 0 })).toThrow(/forcedTurnTools 0 is not usable/);
+    expect(() => new Agent({ model, profile, toolbox: new ToolBox(tools), forcedTurnTools: 1.5 })).toThrow(/whole number/);
+    expect(() => new Agent({ model, profile, toolbox: new ToolBox(tools), forcedTurnTools: false })).not.toThrow();
+  });
 });

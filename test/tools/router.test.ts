@@ -77,3 +77,10 @@ describe("routeToolChoice naming the tool", () => {
     expect(routeToolChoice("tell me a joke about penguins", mail).toolChoice).toBe("auto");
   });
 });
+
+describe("routeToolChoice options", () => {
+  it("rejects a dominance ratio below 1 with a clear error", () => {
+    expect(() => routeToolChoice("weather?", tools, { namedToolDominance: 0.5 })).toThrow(/namedToolDominance 0.5 is not usable/);
+    expect(() => routeToolChoice("weather?", tools, { namedToolDominance: Number.NaN })).toThrow(/ratio of 1 or more/);
+  });
+});
