@@ -40,7 +40,7 @@ export function stripTemplateMarkup(text: string): string {
 }
 
 /**
- * Whether a text answer says anything a person can read: a few words, not a
+ * Whether a text answer says anything a person can read: a few words or figures, not a
  * JSON object a model copied from a result, nor punctuation left by markup.
  */
 export function isReadableAnswer(text: string): boolean {
@@ -53,7 +53,8 @@ export function isReadableAnswer(text: string): boolean {
       // Not JSON: judge it by its words.
     }
   }
-  const words = trimmed.match(/\p{L}{2,}/gu) ?? [];
+  // Figures count as words: "Done: 06:45, 18:00." says something.
+  const words = trimmed.match(/[\p{L}\p{N}][\p{L}\p{N}:.,'-]*[\p{L}\p{N}]|\p{L}{2,}/gu) ?? [];
   return words.length >= 2;
 }
 

@@ -42,6 +42,12 @@ describe("isReadableAnswer", () => {
     expect(isReadableAnswer(" . , ")).toBe(false);
     expect(isReadableAnswer("{ not json but words here")).toBe(true);
   });
+
+  it("counts figures as words, so a short answer with the facts is kept", () => {
+    expect(isReadableAnswer("Done: 06:45, 18:00.")).toBe(true);
+    expect(isReadableAnswer("Balance: 2,450.75")).toBe(true);
+    expect(isReadableAnswer("Done.")).toBe(false);
+  });
 });
 
 describe("composeAnswerFromCalls", () => {
