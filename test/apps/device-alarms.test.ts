@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { alarmsApp, parseRepeat } from "../../src/apps/device/alarms.js";
 import { Profile } from "../../src/apps/profile.js";
-import { ToolError, type Tool } from "../../src/tools/tool.js";
+import type { Tool } from "../../src/tools/tool.js";
+import { failure } from "./support.js";
 
 // Tuesday 1 December 2026, 09:00 in Lisbon (UTC+0 in winter).
 const CLOCK = "2026-12-01T09:00:00Z";
@@ -23,12 +24,6 @@ function tool(name: string): Tool {
 
 async function run(profile: Profile, name: string, args: unknown): Promise<Record<string, unknown>> {
   return (await profile.runTool(tool(name), args)).value as Record<string, unknown>;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  const error = await promise.catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ToolError);
-  return error as ToolError;
 }
 
 afterEach(() => {

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { filesApp } from "../../src/apps/device/files.js";
 import { FILES_DIRECTORY_META } from "../../src/apps/device/sandbox.js";
 import { Profile } from "../../src/apps/profile.js";
-import { ToolError, type Tool } from "../../src/tools/tool.js";
+import type { Tool } from "../../src/tools/tool.js";
+import { failure } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -31,12 +32,6 @@ function root(profile: Profile): string {
   const folder = profile.store.getMeta(FILES_DIRECTORY_META);
   if (!folder) throw new Error("no sandbox");
   return folder;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  const error = await promise.catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ToolError);
-  return error as ToolError;
 }
 
 afterEach(() => {

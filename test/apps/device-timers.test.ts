@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDuration, timerEvents, timersApp, type TimerFiredEvent } from "../../src/apps/device/timers.js";
 import { Profile } from "../../src/apps/profile.js";
-import { ToolError, type Tool } from "../../src/tools/tool.js";
+import type { Tool } from "../../src/tools/tool.js";
+import { failure } from "./support.js";
 
 const ZONE = "Europe/Lisbon";
 const folders: string[] = [];
@@ -21,12 +22,6 @@ function tool(name: string): Tool {
 
 async function run(profile: Profile, name: string, args: unknown): Promise<Record<string, unknown>> {
   return (await profile.runTool(tool(name), args)).value as Record<string, unknown>;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  const error = await promise.catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ToolError);
-  return error as ToolError;
 }
 
 function nextFired(timeoutMs: number): Promise<TimerFiredEvent | undefined> {

@@ -7,7 +7,8 @@ import { filesApp } from "../../src/apps/device/files.js";
 import { FILES_DIRECTORY_META } from "../../src/apps/device/sandbox.js";
 import { Profile } from "../../src/apps/profile.js";
 import { calendarApp } from "../../src/apps/work/calendar.js";
-import { ToolError, type Tool } from "../../src/tools/tool.js";
+import type { Tool } from "../../src/tools/tool.js";
+import { failure } from "./support.js";
 
 // Tuesday 1 December 2026, 09:00 in Lisbon.
 const CLOCK = "2026-12-01T09:00:00Z";
@@ -32,12 +33,6 @@ function tool(name: string): Tool {
 
 async function run(profile: Profile, name: string, args: unknown): Promise<Record<string, unknown>> {
   return (await profile.runTool(tool(name), args)).value as Record<string, unknown>;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  const error = await promise.catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ToolError);
-  return error as ToolError;
 }
 
 function sandbox(profile: Profile): string {

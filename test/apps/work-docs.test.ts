@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { settingsApp } from "../../src/apps/device/settings.js";
 import { Profile } from "../../src/apps/profile.js";
 import { docsApp } from "../../src/apps/work/docs.js";
-import { ToolError, type Tool } from "../../src/tools/tool.js";
+import type { Tool } from "../../src/tools/tool.js";
+import { failure } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -24,12 +25,6 @@ function tool(name: string): Tool {
 
 async function run(profile: Profile, name: string, args: unknown): Promise<Record<string, unknown>> {
   return (await profile.runTool(tool(name), args)).value as Record<string, unknown>;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  const error = await promise.catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ToolError);
-  return error as ToolError;
 }
 
 afterEach(() => {

@@ -7,7 +7,8 @@ import { FILES_DIRECTORY_META } from "../../src/apps/device/sandbox.js";
 import { settingsApp } from "../../src/apps/device/settings.js";
 import { Profile } from "../../src/apps/profile.js";
 import { emailApp, emailCollection, readMailAccount } from "../../src/apps/work/email.js";
-import { ToolError, type Tool } from "../../src/tools/tool.js";
+import type { Tool } from "../../src/tools/tool.js";
+import { failure } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -32,12 +33,6 @@ function tool(name: string): Tool {
 
 async function run(profile: Profile, name: string, args: unknown): Promise<Record<string, unknown>> {
   return (await profile.runTool(tool(name), args)).value as Record<string, unknown>;
-}
-
-async function failure(promise: Promise<unknown>): Promise<ToolError> {
-  const error = await promise.catch((caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ToolError);
-  return error as ToolError;
 }
 
 function storedCount(profile: Profile): number {
