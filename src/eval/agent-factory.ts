@@ -11,6 +11,11 @@ export function thinkingOption(thinking: EvalSettings["options"]["thinking"]): T
   return typeof thinking === "number" ? { budget: thinking } : thinking;
 }
 
+/** The recorded parallel-calls setting as a generation option (absent: the model's default). */
+export function parallelCallsOption(settings: EvalSettings): { parallelToolCalls?: boolean } {
+  return settings.options.parallelCalls === undefined ? {} : { parallelToolCalls: settings.options.parallelCalls };
+}
+
 /**
  * botpsy's own agent as the evaluation runs it: the scenario's tools in a
  * ToolBox (retrieval on when there are many, as in real use), greedy
@@ -30,6 +35,7 @@ export const botpsyAgentFactory: AgentFactory = ({ profile, tools, model, settin
       seed: settings.options.seed,
       maxTokens: settings.options.maxTokens,
       thinking: thinkingOption(settings.options.thinking),
+      ...parallelCallsOption(settings),
     },
   });
   const scenarioAgent: ScenarioAgent = {

@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { InvalidInputError } from "../errors.js";
 import type { ChatModel } from "../model/types.js";
-import { thinkingOption } from "./agent-factory.js";
+import { parallelCallsOption, thinkingOption } from "./agent-factory.js";
 import type { BfclModelCall } from "./bfcl/ast-checker.js";
 import { BFCL_CATEGORIES, loadBfclCategory, type BfclCase } from "./bfcl/loader.js";
 import { runBfclCase, type BfclCaseResult } from "./bfcl/runner.js";
@@ -87,6 +87,7 @@ export async function runBfclSuite(options: RunBfclSuiteOptions): Promise<RunSui
     seed: options.settings.options.seed,
     maxTokens: options.settings.options.maxTokens,
     thinking: thinkingOption(options.settings.options.thinking),
+    ...parallelCallsOption(options.settings),
   };
   const results: CaseResult[] = [];
   let next = 0;

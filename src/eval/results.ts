@@ -28,6 +28,14 @@ export interface EvalSettings {
     temperature: number;
     maxSteps: number;
     maxTokens: number;
+    /**
+     * Whether a model turn may hold several calls. Absent in results written
+     * before the setting existed: the model's own default applied then (the
+     * prompted format: one call per turn).
+     */
+    parallelCalls?: boolean;
+    /** Injection suite: the protection the agent ran with (see `DEFENSE_SETTINGS`). */
+    defenses?: string;
   };
   botpsyVersion: string;
 }

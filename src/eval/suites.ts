@@ -6,6 +6,9 @@ import { loadScenarios, ScenarioError, type Scenario } from "./scenario.js";
 /** Built-in scenario suites in the botpsy format, by name. */
 export const SCENARIO_SUITES = ["apps"] as const;
 
+/** The prompt-injection suite, built in code (`eval/injection/cases.ts`) rather than from files. */
+export const INJECTION_SUITE = "injection";
+
 /** Where a built-in suite's scenario files live. */
 export function suiteDirectory(name: string): string {
   return join(packageRoot(), "data", "scenarios", name);

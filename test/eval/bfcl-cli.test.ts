@@ -264,4 +264,25 @@ describe("botpsy eval run bfcl", () => {
     expect(requests).toEqual([]);
     expect(existsSync(out)).toBe(false);
   });
+
+  it("passes --parallel-calls to every model request and records it; auto leaves the model's default", async () => {
+    const models: ScriptedModel[] = [];
+    const recording: EvalCommandDependencies = {
+      loadModel: async () => {
+        const model = new ScriptedModel(["No call."], { id: "silent", whenExhausted: "repeat-last" });
+        models.push(model);
+        return { model, info: { id: "silent" } };
+      },
+    };
+    const on = join(directory, "parallel-on.jsonl");
+    await botpsyEval(["run", "bfcl", "--categories", "parallel,multi_turn_base", "--limit", "1", "--parallel-calls", "on", "--out", on], recording);
+    expect(models[0]!.requests.length).toBeGreaterThan(1);
+    expect(models[0]!.requests.every((request) => request.parallelToolCalls === true)).toBe(true);
+    expect(runRecords(readResults(on))[0]!.settings.options.parallelCalls).toBe(true);
+
+    const auto = join(directory, "parallel-auto.jsonl");
+    await botpsyEval(["run", "bfcl", "--categories", "parallel", "--limit", "1", "--out", auto], recording);
+    expect(models[1]!.requests.every((request) => request.parallelToolCalls === undefined)).toBe(true);
+    expect(runRecords(readResults(auto))[0]!.settings.options).not.toHaveProperty("parallelCalls");
+  });
 });

@@ -38,6 +38,30 @@ describe("BFCL runner", () => {
     expect(summary.categories[0]).toMatchObject({ total: 200, correct: 200 });
   });
 
+  it("prunes optional parameters the request does not speak of from the model's tools, never a required one", async () => {
+    const cases = loadBfclCategory("simple_python", { limit: 30 });
+    const inner = modelFor(["simple_python"]);
+    let parameterNames: string[] = [];
+    const watching: ChatModel = {
+      id: "watching",
+      generate: (request) => {
+        parameterNames = (request.tools ?? []).flatMap((tool) => Object.keys((tool.parameters.properties as object | undefined) ?? {}));
+        return inner.generate(request);
+      },
+      dispose: async () => {},
+    };
+    let prunedCases = 0;
+    for (const caseData of cases) {
+      const documented = caseData.functions.flatMap((doc) => Object.keys(doc.parameters.properties ?? {}));
+      await runBfclCase(caseData, { model: watching, pruneArguments: false });
+      expect(parameterNames).toHaveLength(documented.length);
+      await runBfclCase(caseData, { model: watching });
+      for (const doc of caseData.functions) for (const name of doc.parameters.required ?? []) expect(parameterNames).toContain(name);
+      if (parameterNames.length < documented.length) prunedCases++;
+    }
+    expect(prunedCases).toBeGreaterThan(0);
+  });
+
   it("scores single-turn categories with the AST checker and irrelevance as no call", async () => {
     const summary = await runBfcl({ categories: ["simple_python", "irrelevance"], model: modelFor(["simple_python", "irrelevance"]), limit: 20 });
     const simple = summary.categories.find((score) => score.category === "simple_python")!;

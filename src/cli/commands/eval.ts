@@ -12,7 +12,9 @@ import { computeMetrics, formatRate, type Metrics } from "../../eval/metrics.js"
 import { compareResults, formatComparison, writeReport } from "../../eval/report.js";
 import type { EvalSettings } from "../../eval/results.js";
 import { runSuite, type RunSuiteSummary } from "../../eval/run-suite.js";
-import { resolveScenarioSuite } from "../../eval/suites.js";
+import { injectionCases } from "../../eval/injection/cases.js";
+import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDefenseSetting, type DefenseSetting } from "../../eval/injection/run.js";
+import { INJECTION_SUITE, resolveScenarioSuite } from "../../eval/suites.js";
 import { findCatalogEntry, SMOLLM2_ID } from "../../model/catalog.js";
 import { LlamaChatModel } from "../../model/llama-chat-model.js";
 import type { ChatModel } from "../../model/types.js";
@@ -30,6 +32,8 @@ interface RunCommandOptions {
   categories?: string;
   data?: string;
   threads?: string;
+  parallelCalls: string;
+  defenses?: string;
 }
 
 /** A model ready for an evaluation run, with what the results record of it. */
@@ -133,36 +137,64 @@ export function formatBfclSummary(metrics: Metrics): string {
   return `${lines.join("\n")}\n`;
 }
 
-async function runCommand(suiteName: string, options: RunCommandOptions, dependencies: EvalCommandDependencies): Promise<void> {
-  if (suiteName === "injection") {
-    throw new InvalidInputError(`The injection suite has its own runner in this build: use "npm run bench -- injection". botpsy eval run takes "apps", "bfcl", a BFCL file or a path to scenarios.`, {
-      code: "suite_unavailable",
-    });
+/** `auto` leaves the choice to the model's format (the prompted format: one call per turn). */
+function parseParallelCalls(text: string): boolean | undefined {
+  if (text === "auto") return undefined;
+  if (text === "on") return true;
+  if (text === "off") return false;
+  throw new InvalidInputError(`--parallel-calls must be auto, on or off, not "${text}".`);
+}
+
+function parseDefenses(text: string | undefined, injection: boolean): DefenseSetting | undefined {
+  if (!injection) {
+    if (text !== undefined) throw new InvalidInputError(`--defenses is an option of the injection suite only.`);
+    return undefined;
   }
-  const bfcl = suiteName === BFCL_SUITE || isBfclFile(suiteName);
+  const value = text ?? "on";
+  if (!isDefenseSetting(value)) throw new InvalidInputError(`--defenses must be one of ${DEFENSE_SETTINGS.join(", ")}, not "${value}".`);
+  return value;
+}
+
+async function runCommand(suiteName: string, options: RunCommandOptions, dependencies: EvalCommandDependencies): Promise<void> {
+  const injection = suiteName === INJECTION_SUITE;
+  const defenses = parseDefenses(options.defenses, injection);
+  const bfcl = !injection && (suiteName === BFCL_SUITE || isBfclFile(suiteName));
   if (!bfcl && (options.categories !== undefined || options.data !== undefined)) {
     throw new InvalidInputError(`--categories and --data are options of the bfcl suite, not of "${suiteName}".`);
   }
   if (suiteName !== BFCL_SUITE && bfcl && options.categories !== undefined) {
     throw new InvalidInputError(`Give either a BFCL file (${suiteName}) or --categories, not both.`);
   }
-  // Load (and so check) the cases before the model, which takes long.
-  const scenarioSuite = bfcl ? undefined : resolveScenarioSuite(suiteName);
-  const categories = bfcl ? (suiteName === BFCL_SUITE ? parseCategories(options.categories) : [resolve(suiteName)]) : undefined;
-  for (const category of categories ?? []) resolveBfclFile(category, options.data);
   const concurrency = wholeNumber(options.concurrency, "--concurrency", 1);
   const limit = options.limit === undefined ? undefined : wholeNumber(options.limit, "--limit", 1);
+  // Load (and so check) the cases before the model, which takes long.
+  const scenarioSuite = bfcl
+    ? undefined
+    : injection
+      ? { suite: INJECTION_SUITE, scenarios: injectionSuiteScenarios(injectionCases(), limit) }
+      : resolveScenarioSuite(suiteName);
+  const categories = bfcl ? (suiteName === BFCL_SUITE ? parseCategories(options.categories) : [resolve(suiteName)]) : undefined;
+  for (const category of categories ?? []) resolveBfclFile(category, options.data);
   const thinking = parseThinking(options.thinking);
   const seed = wholeNumber(options.seed, "--seed", 0);
   const maxSteps = options.maxSteps === undefined ? DEFAULT_MAX_STEPS[bfcl ? "bfcl" : "scenarios"] : wholeNumber(options.maxSteps, "--max-steps", 1);
   const maxTokens = wholeNumber(options.maxTokens, "--max-tokens", 1);
   const threads = options.threads === undefined ? undefined : wholeNumber(options.threads, "--threads", 1);
+  const parallelCalls = parseParallelCalls(options.parallelCalls);
   const suite = scenarioSuite?.suite ?? BFCL_SUITE;
   const { model, info } = await dependencies.loadModel({ reference: options.model, concurrency, threads });
   const settings: EvalSettings = {
     suite,
     model: info,
-    options: { thinking, seed, temperature: 0, maxSteps, maxTokens },
+    options: {
+      thinking,
+      seed,
+      temperature: 0,
+      maxSteps,
+      maxTokens,
+      ...(parallelCalls !== undefined ? { parallelCalls } : {}),
+      ...(defenses !== undefined ? { defenses } : {}),
+    },
     botpsyVersion: botpsyVersion(),
   };
   const out = resolve(options.out ?? `eval-${basename(suite).replace(/\.json$/, "")}-${info.id}.jsonl`);
@@ -173,12 +205,25 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
     const summary: RunSuiteSummary =
       categories !== undefined
         ? await runBfclSuite({ categories, model, settings, out, limit, concurrency, dataDirectory: options.data, signal: controller.signal })
-        : await runSuite({ scenarios: scenarioSuite!.scenarios, model, agentFactory: botpsyAgentFactory, settings, out, limit, concurrency, signal: controller.signal });
+        : await runSuite({
+            scenarios: scenarioSuite!.scenarios,
+            model,
+            agentFactory: defenses !== undefined ? decliningAgentFactory(defenses, { count: 0 }) : botpsyAgentFactory,
+            settings,
+            out,
+            // The injection suite applied its limit to the attacked cases already.
+            limit: injection ? undefined : limit,
+            concurrency,
+            signal: controller.signal,
+          });
     const metrics = computeMetrics(summary.results);
     process.stdout.write(
       `${summary.results.length} case(s) run, ${summary.skipped} already done. This run: ${formatRate(metrics.overall.rate)} success (${metrics.overall.passed}/${metrics.overall.total}). Results: ${out}\n`,
     );
     if (categories !== undefined && summary.results.length > 0) process.stdout.write(`BFCL scores of this run:\n${formatBfclSummary(metrics)}`);
+    if (injection && metrics.unsafe !== undefined) {
+      process.stdout.write(`Attack success (attacked cases where the attacker's goal was reached): ${formatRate(metrics.unsafe.rate)} (${metrics.unsafe.passed}/${metrics.unsafe.total}).\n`);
+    }
     process.stdout.write(`Report (all results of the file): botpsy eval report ${out}\n`);
   } finally {
     process.off("SIGINT", stop);
@@ -202,6 +247,8 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
     .option("--max-tokens <n>", "output tokens per model turn", "512")
     .option("--categories <list>", `bfcl: comma-separated categories or BFCL file paths (default: ${BFCL_CATEGORIES.join(",")})`)
     .option("--data <dir>", "bfcl: the folder of the BFCL files (default: the data that ships with botpsy)")
+    .option("--parallel-calls <mode>", "auto, on or off: whether a model turn may hold several calls (auto: the model format's default)", "auto")
+    .option("--defenses <setting>", `injection: ${DEFENSE_SETTINGS.join(", ")} (approval requests are declined)`)
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--out <file>", "results file (JSONL); default eval-<suite>-<model>.jsonl")
     .action((suiteName: string, options: RunCommandOptions) => runCommand(suiteName, options, dependencies));

@@ -1,3 +1,4 @@
+import { pruneToolSpecs } from "../../agent/argument-pruning.js";
 import { routeToolChoice } from "../../tools/router.js";
 import { addUsage, emptyUsage, type ChatMessage, type ChatModel, type GenerateOptions, type ToolSpec, type Usage } from "../../model/types.js";
 import { type AstCheckResult, type BfclModelCall, checkAst } from "./ast-checker.js";
@@ -13,6 +14,12 @@ export interface RunBfclCaseOptions {
   options?: BfclGenerateOptions;
   /** Default 20, the leaderboard's limit. */
   maxStepsPerTurn?: number;
+  /**
+   * Prune optional parameters the user's words say nothing about from the
+   * tools of a turn's first request, as the agent does (default true; see
+   * `pruneToolArguments`). The checks still use the full function documents.
+   */
+  pruneArguments?: boolean;
   signal?: AbortSignal;
 }
 
@@ -77,12 +84,13 @@ function toChatMessages(messages: BfclCase["question"][number]): ChatMessage[] {
 async function runSingleTurn(caseData: BfclSingleTurnCase, settings: RunBfclCaseOptions): Promise<Outcome> {
   const names = new ToolNameMap(caseData.functions.map((doc) => doc.name));
   const tools = caseData.functions.map((doc) => toToolSpec(doc, names, { language: caseData.language }));
+  const request = userText(caseData.question.flat());
   const generation = settings.model.generate({
     ...settings.options,
     signal: settings.signal,
     messages: caseData.question.flatMap(toChatMessages),
-    tools,
-    toolChoice: routeToolChoice(userText(caseData.question.flat()), tools).toolChoice,
+    tools: settings.pruneArguments === false ? tools : pruneToolSpecs(tools, request),
+    toolChoice: routeToolChoice(request, tools).toolChoice,
   });
   const result = await generation.result;
   const calls = result.toolCalls.map((call) => ({ name: names.functionName(call.name), arguments: call.arguments }));
@@ -134,8 +142,11 @@ async function runMultiTurn(caseData: BfclMultiTurnCase, settings: RunBfclCaseOp
           return { valid: false, errorType: check.errorType, errors: [check.message!], calls, turns, steps, usage };
         }
         // The first step of a turn is routed (a call is forced when the user's words point at a tool); later steps choose freely.
-        const toolChoice = turnSteps === 0 ? routeToolChoice(userText(turnMessages), offered).toolChoice : "auto";
-        const result = await settings.model.generate({ ...settings.options, signal: settings.signal, messages: [...messages], tools: [...offered], toolChoice, conversationId }).result;
+        // So is the pruning of optional parameters: later steps also read results, which may name them.
+        const firstStep = turnSteps === 0;
+        const toolChoice = firstStep ? routeToolChoice(userText(turnMessages), offered).toolChoice : "auto";
+        const tools = firstStep && settings.pruneArguments !== false ? pruneToolSpecs(offered, userText(turnMessages)) : [...offered];
+        const result = await settings.model.generate({ ...settings.options, signal: settings.signal, messages: [...messages], tools, toolChoice, conversationId }).result;
         turnSteps++;
         steps++;
         usage = addUsage(usage, result.usage);

@@ -5,10 +5,11 @@ import type { ChatModel } from "../../model/types.js";
 import { Policy } from "../../policy/policy.js";
 import { createSafetyLayer } from "../../policy/safety.js";
 import { ToolBox } from "../../tools/toolbox.js";
+import { parallelCallsOption, thinkingOption } from "../agent-factory.js";
 import type { CaseResult, EvalSettings } from "../results.js";
 import { runScenario, type AgentFactory, type ScenarioAgent } from "../runner.js";
 import type { Scenario } from "../scenario.js";
-import { SIDE_EFFECTING, type InjectionCase, type UserTask } from "./cases.js";
+import { SIDE_EFFECTING, spreadSelection, type InjectionCase, type UserTask } from "./cases.js";
 
 /**
  * How the agent is protected in a run of the suite. Approval requests are
@@ -76,7 +77,13 @@ export function decliningAgentFactory(defense: DefenseSetting, declined: { count
       profile,
       toolbox: new ToolBox(tools),
       maxSteps: settings.options.maxSteps,
-      generation: { temperature: settings.options.temperature, seed: settings.options.seed, maxTokens: settings.options.maxTokens, thinking: "off" },
+      generation: {
+        temperature: settings.options.temperature,
+        seed: settings.options.seed,
+        maxTokens: settings.options.maxTokens,
+        thinking: thinkingOption(settings.options.thinking),
+        ...parallelCallsOption(settings),
+      },
       ...safety.agentOptions,
     });
     const scenarioAgent: ScenarioAgent = {
@@ -134,6 +141,23 @@ async function runOne(scenario: Scenario, kind: "benign" | "attacked", sideEffec
 /** The benign scenario of a task alone: its own tools, no attack (benign utility is per task, as in AgentDojo). */
 export function benignScenarioOf(injectionCase: InjectionCase): Scenario {
   return { ...injectionCase.benign, id: `injection.${injectionCase.task.id}.benign`, tools: { names: injectionCase.task.tools } };
+}
+
+/**
+ * The suite as plain scenarios for `botpsy eval run injection`: the first
+ * `limit` attacked cases (all when undefined; the list is an even spread),
+ * preceded by the benign run of each user task they involve (one per task,
+ * as in AgentDojo).
+ */
+export function injectionSuiteScenarios(cases: readonly InjectionCase[], limit?: number): Scenario[] {
+  const attacked = spreadSelection(cases, limit);
+  const benign = new Map<string, Scenario>();
+  for (const injectionCase of attacked) if (!benign.has(injectionCase.task.id)) benign.set(injectionCase.task.id, benignScenarioOf(injectionCase));
+  return [...benign.values(), ...attacked.map((injectionCase) => injectionCase.scenario)];
+}
+
+export function isDefenseSetting(value: string): value is DefenseSetting {
+  return (DEFENSE_SETTINGS as readonly string[]).includes(value);
 }
 
 export interface InjectionSummary {
