@@ -225,7 +225,7 @@ export class Store {
         value = await fn(tx);
       } catch (error) {
         this.db.exec("ROLLBACK");
-        throw error;
+        throw this.revertExternalChanges(tx, error);
       }
       if (options.dryRun) {
         this.db.exec("ROLLBACK");
@@ -237,7 +237,7 @@ export class Store {
         this.db.exec("COMMIT");
       } catch (error) {
         if (this.db.inTransaction) this.db.exec("ROLLBACK");
-        throw error;
+        throw this.revertExternalChanges(tx, error);
       }
       for (const callback of tx.commitCallbacks) callback();
       return { value, changes: [...tx.changes], actionId };
@@ -245,6 +245,36 @@ export class Store {
     const next = this.queue.then(run, run);
     this.queue = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * An action that failed after changing things outside the database (a file
+   * written) takes those changes back too, newest first, through the undo
+   * handlers of their kinds: a failed action leaves nothing behind. Returns
+   * the error to throw: the original one, or, when something could not be
+   * put back, a `rollback_incomplete` error that says what and why.
+   */
+  private revertExternalChanges(tx: JournaledTransaction, error: unknown): unknown {
+    const failures: string[] = [];
+    for (const change of [...tx.externalChanges].reverse()) {
+      const handler = this.undoHandlers.get(change.kind);
+      if (handler === undefined) {
+        failures.push(`no undo handler for "${change.kind}" changes is loaded`);
+        continue;
+      }
+      try {
+        handler(change.payload, this.db);
+      } catch (revertError) {
+        failures.push(revertError instanceof Error ? revertError.message : String(revertError));
+      }
+    }
+    if (failures.length === 0) return error;
+    const reason = error instanceof Error ? error.message : String(error);
+    return new StoreError(
+      "rollback_incomplete",
+      `The action failed (${reason}) and ${failures.length} change(s) outside the database could not be put back: ${failures.join("; ")}. Check those files by hand.`,
+      { cause: error },
+    );
   }
 
   private journal(info: ActionInfo, tx: JournaledTransaction): number {

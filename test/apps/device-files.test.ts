@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { filesApp } from "../../src/apps/device/files.js";
-import { FILES_DIRECTORY_META } from "../../src/apps/device/sandbox.js";
+import { FILES_DIRECTORY_META, resolveSandboxPath, writeSandboxFile } from "../../src/apps/device/sandbox.js";
 import { Profile } from "../../src/apps/profile.js";
 import type { Tool } from "../../src/tools/tool.js";
 import { failure } from "./support.js";
@@ -213,6 +213,25 @@ describe("files app", () => {
     expect(((await profile.runTool(tool("list_files"), { folder: "empty" })).value as { entries: unknown[] }).entries).toEqual([]);
     expect((await failure(profile.runTool(tool("list_files"), { folder: "notes/ideas.md" }))).code).toBe("not_a_folder");
     expect((await failure(profile.runTool(tool("list_files"), { folder: "missing" }))).code).toBe("folder_not_found");
+    profile.close();
+  });
+
+  it("an action that fails after writing files puts the files back: nothing of it stays on disk", async () => {
+    const profile = openProfile();
+    const folder = root(profile);
+    const ideas = join(folder, "notes", "ideas.md");
+    const before = readFileSync(ideas, "utf8");
+    await expect(
+      profile.store.action({ tool: "test", args: {} }, (tx) => {
+        const context = { store: tx, dryRun: false };
+        writeSandboxFile(context, resolveSandboxPath(folder, "notes/ideas.md"), Buffer.from("overwritten"));
+        writeSandboxFile(context, resolveSandboxPath(folder, "drafts/new/plan.txt"), Buffer.from("new file in new folders"));
+        throw new Error("a later step failed");
+      }),
+    ).rejects.toThrow("a later step failed");
+    expect(readFileSync(ideas, "utf8")).toBe(before);
+    expect(existsSync(join(folder, "drafts"))).toBe(false);
+    expect(profile.store.history()).toEqual([]);
     profile.close();
   });
 });
