@@ -50,6 +50,16 @@ export interface UndoneAction {
   changeCount: number;
 }
 
+/** A record as an undo left it: `data` null when the undo deleted it. */
+export interface RestoredRecord {
+  app: string;
+  collection: string;
+  recordId: string;
+  data: unknown;
+}
+
+export type RestoreListener = (restored: RestoredRecord[]) => void;
+
 /** Undo handlers get the payload and must restore the state before the change. */
 export type UndoHandler = (payload: unknown, db: DatabaseHandle) => void;
 
@@ -120,6 +130,7 @@ export class Store {
   readonly path: string;
   private readonly undoHandlers = new Map<string, UndoHandler>();
   private readonly undoChecks = new Map<string, UndoCheck>();
+  private readonly restoreListeners = new Map<string, RestoreListener[]>();
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -189,6 +200,32 @@ export class Store {
     this.undoHandlers.set(kind, handler);
     if (check) this.undoChecks.set(kind, check);
     else this.undoChecks.delete(kind);
+  }
+
+  /**
+   * Hear about the records of `app` that an undo put back, after the undo
+   * committed: an app whose state has a life outside the database (a timer
+   * armed in this process) brings that in line. A listener that throws does
+   * not make the undo fail.
+   */
+  onRecordsRestored(app: string, listener: RestoreListener): void {
+    const listeners = this.restoreListeners.get(app) ?? [];
+    listeners.push(listener);
+    this.restoreListeners.set(app, listeners);
+  }
+
+  private notifyRestored(restored: RestoredRecord[]): void {
+    for (const [app, listeners] of this.restoreListeners) {
+      const mine = restored.filter((record) => record.app === app);
+      if (mine.length === 0) continue;
+      for (const listener of listeners) {
+        try {
+          listener(mine);
+        } catch {
+          // The records are back whatever the listener does; it owns its own errors.
+        }
+      }
+    }
   }
 
   getMeta(key: string): string | undefined {
@@ -358,6 +395,7 @@ export class Store {
       const targets = this.history({ limit: count, sessionId: options.sessionId });
       const undone: UndoneAction[] = [];
       for (const action of targets) {
+        const restored: RestoredRecord[] = [];
         this.db.transaction(() => {
           const entries = this.db
             .prepare("SELECT app, collection, record_id, before, after, external_kind, external_payload FROM action_changes WHERE action_id = ? ORDER BY seq DESC")
@@ -420,9 +458,16 @@ export class Store {
             } else {
               writeRecord(this.db, entry.app!, entry.collection!, entry.record_id!, entry.before);
             }
+            restored.push({
+              app: entry.app!,
+              collection: entry.collection!,
+              recordId: entry.record_id!,
+              data: entry.before === null ? null : (JSON.parse(entry.before) as unknown),
+            });
           }
           this.db.prepare("UPDATE actions SET undone = 1 WHERE id = ?").run(action.id);
         })();
+        this.notifyRestored(restored);
         undone.push({ id: action.id, tool: action.tool, args: action.args, changeCount: action.changes.length });
       }
       return undone;

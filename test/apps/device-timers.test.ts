@@ -92,6 +92,26 @@ describe("timers app", () => {
     profile.close();
   });
 
+  it("undoing a cancel arms the timer again and it rings; undoing a resume stops it ringing", async () => {
+    const profile = openProfile();
+    await run(profile, "start_timer", { duration: "1 second", label: "Eggs" });
+    await run(profile, "cancel_timer", { timer: "Eggs" });
+    expect(timerEvents.isArmed(profile.store.db, "timer-1")).toBe(false);
+    const fired = nextFired(4000);
+    await profile.store.undo();
+    expect(timerEvents.isArmed(profile.store.db, "timer-1")).toBe(true);
+    expect(await fired).toMatchObject({ timerId: "timer-1", label: "Eggs" });
+
+    await run(profile, "start_timer", { duration: "1 second", label: "Rice" });
+    await run(profile, "pause_timer", { timer: "Rice" });
+    await run(profile, "resume_timer", { timer: "Rice" });
+    const silent = nextFired(2000);
+    await profile.store.undo();
+    expect(timerEvents.isArmed(profile.store.db, "timer-2")).toBe(false);
+    expect(await silent).toBeUndefined();
+    profile.close();
+  });
+
   it("pauses, resumes and cancels; a paused or cancelled timer does not ring", async () => {
     const profile = openProfile(":memory:", "2026-12-01T09:00:00Z");
     await run(profile, "start_timer", { duration: "1 s", label: "pasta" });

@@ -296,6 +296,19 @@ export const timersApp: App = {
       const delay = Date.parse(timer.endsAt ?? "") - now;
       if (delay > 0) timerEvents.arm(store.db, timer, delay);
     }
+    // An undo that brings a timer back to running (undoing its cancel or pause) arms it again,
+    // ringing at once when its end passed meanwhile; one that stops or removes it disarms it.
+    store.onRecordsRestored(TIMERS_APP, (restored) => {
+      for (const record of restored) {
+        if (record.collection !== TIMERS_COLLECTION) continue;
+        const timer = record.data as Timer | null;
+        if (timer?.state === "running" && timer.endsAt !== undefined) {
+          timerEvents.arm(store.db, timer, Date.parse(timer.endsAt) - environment.now().getTime());
+        } else {
+          timerEvents.disarm(store.db, record.recordId);
+        }
+      }
+    });
   },
   view(tx, environment) {
     const now = environment.now();
