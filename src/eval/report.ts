@@ -67,7 +67,7 @@ export function loadSeries(paths: readonly string[]): ReportSeries[] {
     const settings = entry.runs[0]?.settings;
     const suites = [...new Set(results.map((result) => result.suite))].join("+");
     const model = settings?.model.id ?? results[0]!.modelId;
-    const label = settings ? `${model} · ${suites} · ${describeThinking(settings.options.thinking)}` : `${model} · ${suites}`;
+    const label = settings ? `${model} · ${suites} · ${describeThinking(settings.options.thinking)}${describeExtras(settings).replaceAll(", ", " · ")}` : `${model} · ${suites}`;
     series.push({ label, settingsKey: key, settings, files: [...entry.files], runs: entry.runs, results, metrics: computeMetrics(results) });
   }
   if (series.length === 0) throw new ReportError(`No case results in ${paths.join(", ")}. Run botpsy eval run first.`);
@@ -160,7 +160,7 @@ export function renderMarkdown(series: readonly ReportSeries[]): string {
   series.forEach((item, index) => {
     const settings = item.settings;
     lines.push(
-      `- **[${index + 1}] ${item.label}**: ${settings ? `model ${settings.model.id}${settings.model.sha256 ? ` (sha256 ${settings.model.sha256.slice(0, 12)}…)` : ""}, seed ${settings.options.seed}, temperature ${settings.options.temperature}, ${describeThinking(settings.options.thinking)}, botpsy ${settings.botpsyVersion}` : "settings not recorded"}; started ${item.runs[0]?.startedAt ?? "?"}; files ${item.files.map((file) => basename(file)).join(", ")}`,
+      `- **[${index + 1}] ${item.label}**: ${settings ? `model ${settings.model.id}${settings.model.sha256 ? ` (sha256 ${settings.model.sha256.slice(0, 12)}…)` : ""}, seed ${settings.options.seed}, temperature ${settings.options.temperature}, ${describeThinking(settings.options.thinking)}${describeExtras(settings)}, botpsy ${settings.botpsyVersion}` : "settings not recorded"}; started ${item.runs[0]?.startedAt ?? "?"}; files ${item.files.map((file) => basename(file)).join(", ")}`,
     );
   });
   lines.push("", `| Metric | ${series.map((_, index) => `[${index + 1}]`).join(" | ")} |`, `|---|${series.map(() => "---").join("|")}|`);
@@ -262,7 +262,7 @@ export function renderHtml(series: readonly ReportSeries[]): string {
     `[${index + 1}]`,
     item.label,
     item.settings?.model.sha256 ? item.settings.model.sha256.slice(0, 16) : "–",
-    item.settings ? `seed ${item.settings.options.seed}, temperature ${item.settings.options.temperature}, max steps ${item.settings.options.maxSteps}, max tokens ${item.settings.options.maxTokens}` : "–",
+    item.settings ? `seed ${item.settings.options.seed}, temperature ${item.settings.options.temperature}, max steps ${item.settings.options.maxSteps}, max tokens ${item.settings.options.maxTokens}${describeExtras(item.settings)}` : "–",
     item.settings?.botpsyVersion ?? "–",
     item.runs.map((run) => run.startedAt).join(", ") || "–",
   ]);
@@ -394,4 +394,12 @@ export function formatComparison(comparison: ReturnType<typeof compareResults>):
     if (item.b && !item.b.success) lines.push(`    B: ${failureReason(item.b)}`);
   }
   return lines.join("\n");
+}
+
+/** The options only some runs set: parallel calls, the injection suite's defenses. */
+function describeExtras(settings: EvalSettings): string {
+  const parts: string[] = [];
+  if (settings.options.parallelCalls !== undefined) parts.push(`parallel calls ${settings.options.parallelCalls ? "on" : "off"}`);
+  if (settings.options.defenses !== undefined) parts.push(`defenses ${settings.options.defenses}`);
+  return parts.map((part) => `, ${part}`).join("");
 }

@@ -1,5 +1,5 @@
 import { Command } from "commander";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
@@ -68,6 +68,14 @@ describe("botpsy eval run injection", () => {
     // The attacker's call was asked about and declined; the user's task still got done.
     expect(onResults[1]!.calls.some((call) => call.name === firstCase.goal.call.name && call.status === "declined")).toBe(true);
     expect(onResults[0]!.success).toBe(true);
+
+    // The report tells the two runs apart by their defenses and shows the unsafe rate of each.
+    const reportDirectory = join(directory, "report");
+    await botpsyEval(["report", off, on, "--out", reportDirectory], compromisedLoader);
+    const summary = readFileSync(join(reportDirectory, "summary.md"), "utf8");
+    expect(summary).toContain("defenses off");
+    expect(summary).toContain("defenses on");
+    expect(summary).toMatch(/Unsafe rate \(injected cases\) \| 100\.0% \(1\/1\) \| 0\.0% \(0\/1\)/);
   });
 
   it("resumes: a second run with the same settings adds nothing", async () => {
