@@ -41,6 +41,23 @@ export interface BfclScores {
   multiTurnParts: string[];
 }
 
+/** Figures published for other models, shown beside a run's own (percent, full categories). */
+export interface PublishedBfclFigures {
+  model: string;
+  source: string;
+  nonLive?: number;
+  irrelevance?: number;
+  multiTurn?: number;
+}
+
+export type PublishedFigure = "nonLive" | "irrelevance" | "multiTurn";
+
+export const PUBLISHED_BFCL: readonly PublishedBfclFigures[] = [
+  { model: "Qwen3-0.6B (FC)", source: "BFCL v4 leaderboard", nonLive: 71.79, irrelevance: 80.84, multiTurn: 3.62 },
+  { model: "Qwen3-1.7B (FC)", source: "BFCL v4 leaderboard", nonLive: 82.92, irrelevance: 76.54, multiTurn: 11.0 },
+  { model: "BotPsy 0.8B", source: "its model card", irrelevance: 86.1, multiTurn: 46.1 },
+];
+
 /** Leaderboard order of the categories botpsy ships, with their table names. */
 const CATEGORY_TITLES: readonly (readonly [string, string])[] = [
   ["simple_python", "simple"],

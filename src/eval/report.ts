@@ -3,7 +3,7 @@ import { basename, join } from "node:path";
 import { APP_GROUP_TITLES } from "../apps/app.js";
 import { BotpsyError } from "../errors.js";
 import { botpsyVersion } from "../version.js";
-import { BFCL_SUITE, type BfclScores } from "./bfcl-scores.js";
+import { BFCL_SUITE, PUBLISHED_BFCL, type BfclScores, type PublishedFigure } from "./bfcl-scores.js";
 import { computeMetrics, formatRate, type Metrics } from "./metrics.js";
 import { caseResults, readResults, runRecords, type CaseResult, type EvalSettings, type RunRecord } from "./results.js";
 import { SCENARIO_GROUPS } from "./scenario.js";
@@ -123,6 +123,8 @@ interface BfclRow {
   /** The cell of one series; undefined when that series has no such figure. */
   cell: (bfcl: BfclScores) => string;
   rate: (bfcl: BfclScores) => number | undefined;
+  /** The published figure of other models this row compares with. */
+  published?: PublishedFigure;
 }
 
 /** BFCL rows in leaderboard order: each category run by any series, then the aggregates. */
@@ -135,6 +137,7 @@ function bfclRows(series: readonly ReportSeries[]): BfclRow[] {
   }
   const rows: BfclRow[] = categories.map(({ category, title }) => ({
     name: title,
+    ...(category === "irrelevance" ? { published: "irrelevance" as const } : {}),
     rate: (bfcl) => bfcl.categories.find((row) => row.category === category)?.rate,
     cell: (bfcl) => {
       const row = bfcl.categories.find((candidate) => candidate.category === category);
@@ -142,8 +145,13 @@ function bfclRows(series: readonly ReportSeries[]): BfclRow[] {
     },
   }));
   const first = scores[0]!;
-  rows.push({ name: `Non-live (mean of ${first.nonLiveParts.join(", ")})`, rate: (bfcl) => bfcl.nonLive, cell: (bfcl) => formatRate(bfcl.nonLive) });
-  rows.push({ name: `Multi-turn average (${first.multiTurnParts.join(", ")})`, rate: (bfcl) => bfcl.multiTurn, cell: (bfcl) => formatRate(bfcl.multiTurn) });
+  rows.push({ name: `Non-live (mean of ${first.nonLiveParts.join(", ")})`, rate: (bfcl) => bfcl.nonLive, cell: (bfcl) => formatRate(bfcl.nonLive), published: "nonLive" });
+  rows.push({
+    name: `Multi-turn average (${first.multiTurnParts.join(", ")})`,
+    rate: (bfcl) => bfcl.multiTurn,
+    cell: (bfcl) => formatRate(bfcl.multiTurn),
+    published: "multiTurn",
+  });
   if (scores.some((bfcl) => bfcl.live !== undefined)) rows.push({ name: "Live (all live AST cases)", rate: (bfcl) => bfcl.live, cell: (bfcl) => formatRate(bfcl.live) });
   return rows;
 }
@@ -151,6 +159,18 @@ function bfclRows(series: readonly ReportSeries[]): BfclRow[] {
 function bfclCell(item: ReportSeries, row: BfclRow): string {
   return item.metrics.bfcl === undefined ? "–" : row.cell(item.metrics.bfcl);
 }
+
+/** Column headings of the published figures beside the runs. */
+const PUBLISHED_HEADINGS = PUBLISHED_BFCL.map((figures) => `${figures.model}, published`);
+
+function publishedCells(row: BfclRow): string[] {
+  return PUBLISHED_BFCL.map((figures) => {
+    const value = row.published === undefined ? undefined : figures[row.published];
+    return value === undefined ? "" : `${value.toFixed(2)}%`;
+  });
+}
+
+const PUBLISHED_NOTE = `Published figures are on the full categories: ${PUBLISHED_BFCL.map((figures) => `${figures.model} from ${figures.source}`).join("; ")}.`;
 
 /** The Markdown summary: headline figures and per-group scores, series side by side. */
 export function renderMarkdown(series: readonly ReportSeries[]): string {
@@ -167,8 +187,10 @@ export function renderMarkdown(series: readonly ReportSeries[]): string {
   for (const row of HEADLINE) lines.push(`| ${row.name} | ${series.map((item) => row.value(item.metrics)).join(" | ")} |`);
   const bfcl = bfclRows(series);
   if (bfcl.length > 0) {
-    lines.push("", "## BFCL", "", `| Category | ${series.map((_, index) => `[${index + 1}]`).join(" | ")} |`, `|---|${series.map(() => "---").join("|")}|`);
-    for (const row of bfcl) lines.push(`| ${row.name} | ${series.map((item) => bfclCell(item, row)).join(" | ")} |`);
+    const headings = [...series.map((_, index) => `[${index + 1}]`), ...PUBLISHED_HEADINGS];
+    lines.push("", "## BFCL", "", `| Category | ${headings.join(" | ")} |`, `|---|${headings.map(() => "---").join("|")}|`);
+    for (const row of bfcl) lines.push(`| ${row.name} | ${[...series.map((item) => bfclCell(item, row)), ...publishedCells(row)].join(" | ")} |`);
+    lines.push("", PUBLISHED_NOTE);
   }
   const groups = groupsIn(series);
   if (groups.length === 0) {
@@ -312,7 +334,7 @@ ${htmlTable(["#", "Series", "Model sha256", "Options", "botpsy", "Started"], set
 ${headline}
 <h2>Charts</h2>
 <div class="charts">${charts.join("\n")}</div>
-${bfcl.length > 0 ? `<h2>BFCL</h2>\n${htmlTable(["Category", ...series.map((_, index) => `[${index + 1}]`)], bfcl.map((row) => [row.name, ...series.map((item) => bfclCell(item, row))]))}` : ""}
+${bfcl.length > 0 ? `<h2>BFCL</h2>\n${htmlTable(["Category", ...series.map((_, index) => `[${index + 1}]`), ...PUBLISHED_HEADINGS], bfcl.map((row) => [row.name, ...series.map((item) => bfclCell(item, row)), ...publishedCells(row)]))}\n<p>${escapeXml(PUBLISHED_NOTE)}</p>` : ""}
 ${groups.length > 0 ? `<h2>Per app group</h2>\n${perGroup}` : ""}
 <h2>Failed cases</h2>
 ${failures}

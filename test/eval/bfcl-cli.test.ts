@@ -154,7 +154,8 @@ describe("botpsy eval run bfcl", () => {
     const markdown = readFileSync(join(reportDirectory, "summary.md"), "utf8");
     expect(markdown).toContain("## BFCL");
     expect(markdown).toMatch(/\| simple \| 100\.0% \(2\/2\) \| 0\.0% \(0\/2\) \|/);
-    expect(markdown).toMatch(/\| irrelevance \| 100\.0% \(2\/2\) \| 100\.0% \(2\/2\) \|/);
+    expect(markdown).toMatch(/\| irrelevance \| 100\.0% \(2\/2\) \| 100\.0% \(2\/2\) \| 80\.84% \| 76\.54% \| 86\.10% \|/);
+    expect(markdown).toContain("| Category | [1] | [2] | Qwen3-0.6B (FC), published | Qwen3-1.7B (FC), published | BotPsy 0.8B, published |");
     expect(markdown).toMatch(/\| Non-live \(mean of simple \(python, javascript\), multiple, parallel, parallel_multiple\) \| 100\.0% \| 0\.0% \|/);
     expect(markdown).not.toContain("## Per app group");
     const html = readFileSync(join(reportDirectory, "report.html"), "utf8");
