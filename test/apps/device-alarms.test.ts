@@ -4,8 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { alarmsApp, parseRepeat } from "../../src/apps/device/alarms.js";
 import { Profile } from "../../src/apps/profile.js";
-import type { Tool } from "../../src/tools/tool.js";
-import { failure } from "./support.js";
+import { failure, toolFinder, toolRunner } from "./support.js";
 
 // Tuesday 1 December 2026, 09:00 in Lisbon (UTC+0 in winter).
 const CLOCK = "2026-12-01T09:00:00Z";
@@ -16,15 +15,9 @@ function openProfile(databasePath = ":memory:", seed: "demo" | "empty" = "empty"
   return Profile.open({ databasePath, seed, clock: CLOCK, timeZone: ZONE, apps: [alarmsApp] });
 }
 
-function tool(name: string): Tool {
-  const found = alarmsApp.tools.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(alarmsApp);
 
-async function run(profile: Profile, name: string, args: unknown): Promise<Record<string, unknown>> {
-  return (await profile.runTool(tool(name), args)).value as Record<string, unknown>;
-}
+const run = toolRunner(tool);
 
 afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });

@@ -5,8 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { filesApp } from "../../src/apps/device/files.js";
 import { FILES_DIRECTORY_META, resolveSandboxPath, writeSandboxFile } from "../../src/apps/device/sandbox.js";
 import { Profile } from "../../src/apps/profile.js";
-import type { Tool } from "../../src/tools/tool.js";
-import { failure } from "./support.js";
+import { failure, toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -22,11 +21,7 @@ function openProfile(databasePath = join(temporaryFolder(), "profile.db")): Prof
   return Profile.open({ databasePath, seed: "demo", clock: CLOCK, timeZone: ZONE, apps: [filesApp] });
 }
 
-function tool(name: string): Tool {
-  const found = filesApp.tools.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(filesApp);
 
 function root(profile: Profile): string {
   const folder = profile.store.getMeta(FILES_DIRECTORY_META);

@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { requireConnectivity } from "../../src/apps/device/connectivity.js";
 import { settingsApp } from "../../src/apps/device/settings.js";
 import { Profile } from "../../src/apps/profile.js";
-import { ToolError, type Tool } from "../../src/tools/tool.js";
+import { ToolError } from "../../src/tools/tool.js";
+import { toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -15,11 +16,7 @@ function openProfile(databasePath = ":memory:"): Profile {
   return Profile.open({ databasePath, seed: "demo", clock: CLOCK, timeZone: ZONE, apps: [settingsApp] });
 }
 
-function tool(name: string): Tool {
-  const found = settingsApp.tools.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(settingsApp);
 
 async function status(profile: Profile): Promise<Record<string, unknown>> {
   return (await profile.runTool(tool("get_device_status"), {})).value as Record<string, unknown>;

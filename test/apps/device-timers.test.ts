@@ -4,8 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDuration, timerEvents, timersApp, type TimerFiredEvent } from "../../src/apps/device/timers.js";
 import { Profile } from "../../src/apps/profile.js";
-import type { Tool } from "../../src/tools/tool.js";
-import { failure } from "./support.js";
+import { failure, toolFinder, toolRunner } from "./support.js";
 
 const ZONE = "Europe/Lisbon";
 const folders: string[] = [];
@@ -14,15 +13,9 @@ function openProfile(databasePath = ":memory:", clock?: string): Profile {
   return Profile.open({ databasePath, seed: "empty", timeZone: ZONE, apps: [timersApp], ...(clock ? { clock } : {}) });
 }
 
-function tool(name: string): Tool {
-  const found = timersApp.tools.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(timersApp);
 
-async function run(profile: Profile, name: string, args: unknown): Promise<Record<string, unknown>> {
-  return (await profile.runTool(tool(name), args)).value as Record<string, unknown>;
-}
+const run = toolRunner(tool);
 
 function nextFired(timeoutMs: number): Promise<TimerFiredEvent | undefined> {
   return new Promise((resolve) => {

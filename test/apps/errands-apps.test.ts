@@ -10,7 +10,8 @@ import { mapsApp } from "../../src/apps/errands/maps.js";
 import { shoppingApp } from "../../src/apps/errands/shopping.js";
 import { travelApp } from "../../src/apps/errands/travel.js";
 import { Profile } from "../../src/apps/profile.js";
-import { ToolError, type Tool } from "../../src/tools/tool.js";
+import { ToolError } from "../../src/tools/tool.js";
+import { toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -36,11 +37,7 @@ function temporaryDatabase(): string {
   return join(directory, "profile.sqlite");
 }
 
-function tool(name: string): Tool {
-  const found = errandsApps.flatMap((app) => app.tools).find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(...errandsApps);
 
 type Result = Record<string, unknown>;
 

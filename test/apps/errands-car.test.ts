@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { Profile } from "../../src/apps/profile.js";
 import { carApp } from "../../src/apps/errands/car.js";
 import { mapsApp } from "../../src/apps/errands/maps.js";
-import type { Tool } from "../../src/tools/tool.js";
 import { ToolError } from "../../src/tools/tool.js";
+import { toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -19,11 +19,7 @@ function open(databasePath = ":memory:"): Profile {
   return profile;
 }
 
-function tool(name: string): Tool {
-  const found = carApp.tools.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(carApp);
 
 async function call(profile: Profile, name: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
   return (await profile.runTool(tool(name), args)).value as Record<string, unknown>;

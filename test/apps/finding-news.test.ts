@@ -7,16 +7,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readSettings, writeSettings } from "../../src/apps/device/connectivity.js";
 import { addExtraNewsItem, newsApp, parseRss } from "../../src/apps/finding/news.js";
 import { Profile } from "../../src/apps/profile.js";
-import type { Tool } from "../../src/tools/tool.js";
+import { toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
 
-function tool(name: string): Tool {
-  const found = newsApp.tools.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(newsApp);
 
 async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
   try {

@@ -4,16 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readSettings, writeSettings } from "../../src/apps/device/connectivity.js";
 import { bundledCities, forecastFor, resolveCity, weatherApp, type DailyForecast } from "../../src/apps/finding/weather.js";
 import { Profile } from "../../src/apps/profile.js";
-import type { Tool } from "../../src/tools/tool.js";
+import { toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z"; // a Tuesday
 const ZONE = "Europe/Lisbon";
 
-function tool(name: string): Tool {
-  const found = weatherApp.tools.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(weatherApp);
 
 async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
   try {

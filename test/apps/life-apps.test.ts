@@ -14,7 +14,8 @@ import { RECIPES } from "../../src/apps/life/recipe-book.js";
 import { recipesApp } from "../../src/apps/life/recipes.js";
 import { videoApp } from "../../src/apps/life/video.js";
 import { Profile } from "../../src/apps/profile.js";
-import { ToolError, type Tool } from "../../src/tools/tool.js";
+import { ToolError } from "../../src/tools/tool.js";
+import { toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -34,11 +35,7 @@ function temporaryDatabase(): string {
   return join(directory, "profile.sqlite");
 }
 
-function tool(name: string): Tool {
-  const found = APPS.flatMap((app) => app.tools).find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(...APPS);
 
 type Result = Record<string, unknown>;
 

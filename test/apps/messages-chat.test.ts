@@ -6,16 +6,12 @@ import { readSettings, writeSettings } from "../../src/apps/device/connectivity.
 import { contactsApp } from "../../src/apps/messages/contacts.js";
 import { messagesApp, messagesCollection, readAccount, receiveMessage, writeAccount } from "../../src/apps/messages/messages.js";
 import { Profile } from "../../src/apps/profile.js";
-import type { Tool } from "../../src/tools/tool.js";
+import { toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
 
-function tool(name: string): Tool {
-  const found = messagesApp.tools.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(messagesApp);
 
 async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
   try {

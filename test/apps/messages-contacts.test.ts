@@ -4,17 +4,13 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Profile } from "../../src/apps/profile.js";
 import { contactsApp, type Contact } from "../../src/apps/messages/contacts.js";
-import type { Tool } from "../../src/tools/tool.js";
 import { toolSpec } from "../../src/tools/tool.js";
+import { toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
 
-function tool(name: string): Tool {
-  const found = contactsApp.tools.find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(contactsApp);
 
 async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
   try {

@@ -7,16 +7,13 @@ import { settingsApp } from "../../src/apps/device/settings.js";
 import { contactsApp } from "../../src/apps/messages/contacts.js";
 import { messagesApp, messagesCollection, readAccount, writeAccount } from "../../src/apps/messages/messages.js";
 import { Profile } from "../../src/apps/profile.js";
-import { ToolError, type Tool } from "../../src/tools/tool.js";
+import { ToolError } from "../../src/tools/tool.js";
+import { toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
 
-function tool(name: string): Tool {
-  const found = [...settingsApp.tools, ...contactsApp.tools, ...messagesApp.tools].find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(settingsApp, contactsApp, messagesApp);
 
 /**
  * The product brief's scenario, as a scripted sequence of calls: "send Frank a

@@ -7,8 +7,7 @@ import { filesApp } from "../../src/apps/device/files.js";
 import { FILES_DIRECTORY_META } from "../../src/apps/device/sandbox.js";
 import { Profile } from "../../src/apps/profile.js";
 import { calendarApp } from "../../src/apps/work/calendar.js";
-import type { Tool } from "../../src/tools/tool.js";
-import { failure } from "./support.js";
+import { failure, toolFinder, toolRunner } from "./support.js";
 
 // Tuesday 1 December 2026, 09:00 in Lisbon.
 const CLOCK = "2026-12-01T09:00:00Z";
@@ -25,15 +24,9 @@ function openProfile(seed: "demo" | "empty" = "empty", databasePath = join(tempo
   return Profile.open({ databasePath, seed, clock: CLOCK, timeZone: ZONE, apps: [filesApp, calendarApp] });
 }
 
-function tool(name: string): Tool {
-  const found = [...calendarApp.tools, ...filesApp.tools].find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(calendarApp, filesApp);
 
-async function run(profile: Profile, name: string, args: unknown): Promise<Record<string, unknown>> {
-  return (await profile.runTool(tool(name), args)).value as Record<string, unknown>;
-}
+const run = toolRunner(tool);
 
 function sandbox(profile: Profile): string {
   return profile.store.getMeta(FILES_DIRECTORY_META) ?? "";

@@ -5,8 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { settingsApp } from "../../src/apps/device/settings.js";
 import { Profile } from "../../src/apps/profile.js";
 import { docsApp } from "../../src/apps/work/docs.js";
-import type { Tool } from "../../src/tools/tool.js";
-import { failure } from "./support.js";
+import { failure, toolFinder, toolRunner } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -17,15 +16,9 @@ function openProfile(databasePath = ":memory:"): Profile {
   return Profile.open({ databasePath, seed: "demo", clock: CLOCK, timeZone: ZONE, apps });
 }
 
-function tool(name: string): Tool {
-  const found = apps.flatMap((app) => app.tools).find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(...apps);
 
-async function run(profile: Profile, name: string, args: unknown): Promise<Record<string, unknown>> {
-  return (await profile.runTool(tool(name), args)).value as Record<string, unknown>;
-}
+const run = toolRunner(tool);
 
 afterEach(() => {
   for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });

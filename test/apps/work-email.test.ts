@@ -7,8 +7,7 @@ import { FILES_DIRECTORY_META } from "../../src/apps/device/sandbox.js";
 import { settingsApp } from "../../src/apps/device/settings.js";
 import { Profile } from "../../src/apps/profile.js";
 import { emailApp, emailCollection, readMailAccount } from "../../src/apps/work/email.js";
-import type { Tool } from "../../src/tools/tool.js";
-import { failure } from "./support.js";
+import { failure, toolFinder, toolRunner } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -25,15 +24,9 @@ function openProfile(databasePath = join(temporaryFolder(), "profile.db")): Prof
   return Profile.open({ databasePath, seed: "demo", clock: CLOCK, timeZone: ZONE, apps });
 }
 
-function tool(name: string): Tool {
-  const found = apps.flatMap((app) => app.tools).find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no tool ${name}`);
-  return found;
-}
+const tool = toolFinder(...apps);
 
-async function run(profile: Profile, name: string, args: unknown): Promise<Record<string, unknown>> {
-  return (await profile.runTool(tool(name), args)).value as Record<string, unknown>;
-}
+const run = toolRunner(tool);
 
 function storedCount(profile: Profile): number {
   return profile.store.read((tx) => emailCollection(tx).find((email) => email.folder !== "trash").length);
