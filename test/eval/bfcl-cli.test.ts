@@ -1,17 +1,17 @@
 import { spawn } from "node:child_process";
-import { Command } from "commander";
 import { chromium } from "playwright-core";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { registerEvalCommand, type EvalCommandDependencies, type EvalModelRequest } from "../../src/cli/commands/eval.js";
+import type { EvalCommandDependencies, EvalModelRequest } from "../../src/cli/commands/eval.js";
 import { GroundTruthModel } from "../../src/eval/bfcl/ground-truth-model.js";
 import { BFCL_CATEGORIES, loadBfclCategory, readJsonLines } from "../../src/eval/bfcl/loader.js";
 import { computeMetrics } from "../../src/eval/metrics.js";
 import { caseResults, readResults, runRecords } from "../../src/eval/results.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import type { ChatModel } from "../../src/model/types.js";
+import { botpsyEval } from "./eval-command.js";
 
 /**
  * `botpsy eval run bfcl` through the command's own parsing and action, with
@@ -38,23 +38,6 @@ const silentLoader: EvalCommandDependencies = {
     return { model, info: { id: "silent" } };
   },
 };
-
-/** Runs `botpsy eval …` and returns what it printed on stdout. */
-async function botpsyEval(args: string[], dependencies: EvalCommandDependencies): Promise<string> {
-  const program = new Command().exitOverride();
-  registerEvalCommand(program, dependencies);
-  let printed = "";
-  const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    printed += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString();
-    return true;
-  });
-  try {
-    await program.parseAsync(["eval", ...args], { from: "user" });
-  } finally {
-    write.mockRestore();
-  }
-  return printed;
-}
 
 function caseLineCount(path: string): number {
   return readFileSync(path, "utf8")

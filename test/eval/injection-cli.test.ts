@@ -1,13 +1,13 @@
-import { Command } from "commander";
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { registerEvalCommand, type EvalCommandDependencies } from "../../src/cli/commands/eval.js";
+import type { EvalCommandDependencies } from "../../src/cli/commands/eval.js";
 import { injectionCases, SIDE_EFFECTING } from "../../src/eval/injection/cases.js";
 import { CompromisedModel } from "../../src/eval/injection/compromised-model.js";
 import { computeMetrics } from "../../src/eval/metrics.js";
 import { caseResults, readResults, runRecords } from "../../src/eval/results.js";
+import { botpsyEval } from "./eval-command.js";
 
 /**
  * `botpsy eval run injection` through the command's own parsing and action,
@@ -20,22 +20,6 @@ const firstCase = injectionCases()[0]!;
 const compromisedLoader: EvalCommandDependencies = {
   loadModel: async () => ({ model: new CompromisedModel(firstCase), info: { id: "compromised-model" } }),
 };
-
-async function botpsyEval(args: string[], dependencies: EvalCommandDependencies): Promise<string> {
-  const program = new Command().exitOverride();
-  registerEvalCommand(program, dependencies);
-  let printed = "";
-  const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
-    printed += typeof chunk === "string" ? chunk : Buffer.from(chunk).toString();
-    return true;
-  });
-  try {
-    await program.parseAsync(["eval", ...args], { from: "user" });
-  } finally {
-    write.mockRestore();
-  }
-  return printed;
-}
 
 describe("botpsy eval run injection", () => {
   let directory: string;
