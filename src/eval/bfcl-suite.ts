@@ -8,9 +8,8 @@ import { runBfclCase, type BfclCaseResult } from "./bfcl/runner.js";
 import type { BfclFunctionDoc } from "./bfcl/schema.js";
 import { BFCL_SUITE } from "./bfcl-scores.js";
 import type { CheckResult } from "./checker.js";
-import { ProgressBar } from "./progress.js";
-import { finishedCaseIds, ResultsWriter, settingsKey, type CallResult, type CaseResult, type EvalSettings } from "./results.js";
-import type { RunSuiteSummary } from "./run-suite.js";
+import { settingsKey, type CallResult, type CaseResult, type EvalSettings } from "./results.js";
+import { runCasesResumably, type RunSuiteSummary } from "./run-suite.js";
 
 /**
  * BFCL in the common results format: each BFCL case result becomes a
@@ -64,24 +63,6 @@ export async function runBfclSuite(options: RunBfclSuiteOptions): Promise<RunSui
   const chosen: LoadedCase[] = categories.flatMap((category) =>
     loadBfclCategory(category, { dataDirectory: options.dataDirectory, limit: options.limit }).map((caseData) => ({ caseData, source: sourceName(category) })),
   );
-  const done = finishedCaseIds(options.out, key);
-  const pending = chosen.filter((item) => !done.has(item.caseData.id));
-  const writer = new ResultsWriter(options.out);
-  const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
-  writer.append({
-    type: "run",
-    settingsKey: key,
-    settings: options.settings,
-    startedAt: new Date().toISOString(),
-    cases: chosen.length,
-    alreadyDone: chosen.length - pending.length,
-    concurrency,
-    categories: [...categories],
-  });
-  const bar =
-    options.progress === false
-      ? undefined
-      : new ProgressBar({ total: pending.length, stream: options.progressStream, label: options.settings.suite });
   const generation = {
     temperature: options.settings.options.temperature,
     seed: options.settings.options.seed,
@@ -89,27 +70,21 @@ export async function runBfclSuite(options: RunBfclSuiteOptions): Promise<RunSui
     thinking: thinkingOption(options.settings.options.thinking),
     ...parallelCallsOption(options.settings),
   };
-  const results: CaseResult[] = [];
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < pending.length) {
-      options.signal?.throwIfAborted();
-      const item = pending[next++]!;
+  return runCasesResumably({
+    ...options,
+    cases: chosen,
+    idOf: (item) => item.caseData.id,
+    runRecordExtras: { categories: [...categories] },
+    run: async (item) => {
       const outcome = await runBfclCase(item.caseData, {
         model: options.model,
         options: generation,
         maxStepsPerTurn: options.settings.options.maxSteps,
         signal: options.signal,
       });
-      const result = bfclCaseResult(item.caseData, outcome, { settings: options.settings, settingsKey: key, modelId: options.model.id, source: item.source });
-      writer.append(result);
-      results.push(result);
-      bar?.tick(result.success);
-      options.onResult?.(result);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, pending.length)) }, () => worker()));
-  return { settingsKey: key, total: chosen.length, skipped: chosen.length - pending.length, results };
+      return bfclCaseResult(item.caseData, outcome, { settings: options.settings, settingsKey: key, modelId: options.model.id, source: item.source });
+    },
+  });
 }
 
 export interface BfclCaseResultContext {

@@ -1,6 +1,6 @@
 import type { ChatModel } from "../model/types.js";
 import { ProgressBar } from "./progress.js";
-import { finishedCaseIds, ResultsWriter, settingsKey, type CaseResult, type EvalSettings } from "./results.js";
+import { finishedCaseIds, ResultsWriter, settingsKey, type CaseResult, type EvalSettings, type RunRecord } from "./results.js";
 import { runScenario, type AgentFactory } from "./runner.js";
 import type { Scenario } from "./scenario.js";
 
@@ -39,8 +39,47 @@ export interface RunSuiteSummary {
 export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteSummary> {
   const key = settingsKey(options.settings);
   const chosen = options.limit === undefined ? [...options.scenarios] : options.scenarios.slice(0, options.limit);
+  return runCasesResumably({
+    ...options,
+    cases: chosen,
+    idOf: (scenario) => scenario.id,
+    run: (scenario) =>
+      runScenario(scenario, {
+        model: options.model,
+        agentFactory: options.agentFactory,
+        settings: options.settings,
+        settingsKey: key,
+        signal: options.signal,
+      }),
+  });
+}
+
+export interface ResumableRunOptions<Case> {
+  /** The cases asked for, in order. */
+  cases: readonly Case[];
+  idOf: (item: Case) => string;
+  /** Runs one case into its results line. */
+  run: (item: Case) => Promise<CaseResult>;
+  settings: EvalSettings;
+  out: string;
+  concurrency?: number;
+  signal?: AbortSignal;
+  progress?: boolean;
+  progressStream?: NodeJS.WritableStream & { isTTY?: boolean };
+  onResult?: (result: CaseResult) => void;
+  /** Added to the run line (BFCL: the categories asked for). */
+  runRecordExtras?: Partial<RunRecord>;
+}
+
+/**
+ * The part every suite shares: skip the cases the results file already has
+ * under the same settings, write the run line, then run the rest with a pool
+ * of `concurrency` workers, appending each result as it finishes.
+ */
+export async function runCasesResumably<Case>(options: ResumableRunOptions<Case>): Promise<RunSuiteSummary> {
+  const key = settingsKey(options.settings);
   const done = finishedCaseIds(options.out, key);
-  const pending = chosen.filter((scenario) => !done.has(scenario.id));
+  const pending = options.cases.filter((item) => !done.has(options.idOf(item)));
   const writer = new ResultsWriter(options.out);
   const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1));
   writer.append({
@@ -48,9 +87,10 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteSummar
     settingsKey: key,
     settings: options.settings,
     startedAt: new Date().toISOString(),
-    cases: chosen.length,
-    alreadyDone: chosen.length - pending.length,
+    cases: options.cases.length,
+    alreadyDone: options.cases.length - pending.length,
     concurrency,
+    ...options.runRecordExtras,
   });
   const bar =
     options.progress === false
@@ -61,14 +101,7 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteSummar
   const worker = async (): Promise<void> => {
     while (next < pending.length) {
       options.signal?.throwIfAborted();
-      const scenario = pending[next++]!;
-      const result = await runScenario(scenario, {
-        model: options.model,
-        agentFactory: options.agentFactory,
-        settings: options.settings,
-        settingsKey: key,
-        signal: options.signal,
-      });
+      const result = await options.run(pending[next++]!);
       writer.append(result);
       results.push(result);
       bar?.tick(result.success);
@@ -76,5 +109,5 @@ export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteSummar
     }
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, pending.length)) }, () => worker()));
-  return { settingsKey: key, total: chosen.length, skipped: chosen.length - pending.length, results };
+  return { settingsKey: key, total: options.cases.length, skipped: options.cases.length - pending.length, results };
 }
