@@ -53,4 +53,19 @@ export interface App {
   /** Fill the app with the deterministic demo persona's data. */
   seed?(tx: StoreTransaction, environment: AppEnvironment): void;
   view(tx: StoreTransaction, environment: AppEnvironment): AppView;
+  /**
+   * What comes due in the window (from, to]: an alarm ringing, an event's
+   * reminder. The notification watcher asks every app while botpsy runs.
+   */
+  due?(tx: StoreTransaction, environment: AppEnvironment, from: Date, to: Date): AppNotification[];
+}
+
+/** Something an app tells the user about at a moment: an alarm, a timer, a reminder. */
+export interface AppNotification {
+  app: string;
+  kind: "alarm" | "timer" | "reminder";
+  /** ISO instant it is due. */
+  at: string;
+  /** One line for the user: "Reminder: Dentist at 15:00 (in 30 min)". */
+  message: string;
 }

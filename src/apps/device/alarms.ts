@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "../../tools/tool.js";
 import type { StoreTransaction } from "../../store/store.js";
-import type { App } from "../app.js";
+import type { App, AppNotification } from "../app.js";
 import { formatDate, formatTime, instantOf, parseTimeOfDay, zonedParts, type Clock } from "../time.js";
 
 export const ALARMS_APP = "alarms";
@@ -254,6 +254,15 @@ export const alarmsApp: App = {
       const id = collection.nextId("alarm");
       collection.put(id, { id, ...alarm });
     }
+  },
+  due(tx, environment, from, to) {
+    const found: AppNotification[] = [];
+    for (const alarm of alarms(tx).all()) {
+      const instant = nextRing(alarm, { now: from, timeZone: environment.timeZone });
+      if (instant === undefined || instant.getTime() > to.getTime()) continue;
+      found.push({ app: ALARMS_APP, kind: "alarm", at: instant.toISOString(), message: `Alarm ${alarm.time}${alarm.label ? `: ${alarm.label}` : ""}` });
+    }
+    return found;
   },
   view(tx, environment) {
     const clock = { now: environment.now(), timeZone: environment.timeZone };

@@ -22,6 +22,8 @@ export interface Timer {
 }
 
 export interface TimerFiredEvent {
+  /** The database of the profile whose timer rang (a process may hold several profiles). */
+  db: DatabaseHandle;
   timerId: string;
   label: string;
   durationSeconds: number;
@@ -80,7 +82,7 @@ export class TimerScheduler extends EventEmitter<{ "timer-fired": [TimerFiredEve
       this.fired.set(db, fired);
     }
     fired.add(timer.id);
-    this.emit("timer-fired", { timerId: timer.id, label: timer.label, durationSeconds: timer.durationSeconds, endsAt: timer.endsAt });
+    this.emit("timer-fired", { db, timerId: timer.id, label: timer.label, durationSeconds: timer.durationSeconds, endsAt: timer.endsAt });
   }
 }
 

@@ -3,7 +3,7 @@ import ICAL from "ical.js";
 import { z } from "zod";
 import { defineTool, ToolError } from "../../tools/tool.js";
 import type { StoreTransaction } from "../../store/store.js";
-import type { App } from "../app.js";
+import type { App, AppNotification } from "../app.js";
 import { addDays } from "../device/alarms.js";
 import { readSandboxFile, resolveSandboxPath, sandboxRoot, writeSandboxFile } from "../device/sandbox.js";
 import { PERSONA } from "../persona.js";
@@ -98,6 +98,12 @@ export function occurrences(event: CalendarEvent, from: Date, to: Date): Occurre
     if (occurrence.end.getTime() > from.getTime()) found.push(occurrence);
   }
   return found;
+}
+
+function describeMinutes(minutes: number): string {
+  if (minutes % 1440 === 0) return `${minutes / 1440} day${minutes === 1440 ? "" : "s"}`;
+  if (minutes % 60 === 0) return `${minutes / 60} h`;
+  return `${minutes} min`;
 }
 
 function allOccurrences(tx: StoreTransaction, from: Date, to: Date, skipId?: string): Occurrence[] {
@@ -695,6 +701,28 @@ export const calendarApp: App = {
       const id = collection.nextId("event");
       collection.put(id, { id, ...event, timeZone: environment.timeZone });
     }
+  },
+  due(tx, environment, from, to) {
+    const found: AppNotification[] = [];
+    for (const event of events(tx).all()) {
+      if (event.reminders.length === 0) continue;
+      const longest = Math.max(...event.reminders);
+      // A reminder m minutes before a start falls in the window when the start is within m minutes after it.
+      for (const occurrence of occurrences(event, from, new Date(to.getTime() + longest * 60_000))) {
+        for (const minutes of event.reminders) {
+          const at = occurrence.start.getTime() - minutes * 60_000;
+          if (at <= from.getTime() || at > to.getTime()) continue;
+          const start = event.time === undefined ? "all day" : `at ${formatTime(zonedParts(occurrence.start, environment.timeZone))}`;
+          found.push({
+            app: CALENDAR_APP,
+            kind: "reminder",
+            at: new Date(at).toISOString(),
+            message: `Reminder: ${event.title} ${start}${minutes === 0 ? " (now)" : ` (in ${describeMinutes(minutes)})`}${event.location ? `, ${event.location}` : ""}`,
+          });
+        }
+      }
+    }
+    return found;
   },
   view(tx, environment) {
     const clock = { now: environment.now(), timeZone: environment.timeZone };

@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
+import { NotificationWatcher } from "../../apps/notifications.js";
 import { errorMessage } from "../../errors.js";
 import { driveRun, RunPrinter, setUpAgent, type AgentCommandOptions } from "./run.js";
 
@@ -34,6 +35,9 @@ export function registerChatCommand(program: Command): void {
         return next.done ? undefined : String(next.value);
       };
       process.stdout.write(`botpsy chat — model ${setup.model.id}, session ${sessionId}. ${HELP}\n`);
+      // Alarms, timers and calendar reminders that come due while the conversation is open.
+      const watcher = new NotificationWatcher(setup.profile).start();
+      watcher.on("notification", (notification) => process.stdout.write(`\n[${notification.kind}] ${notification.message}\n`));
       try {
         while (true) {
           const read = await nextLine("you> ");
@@ -81,6 +85,7 @@ export function registerChatCommand(program: Command): void {
           }
         }
       } finally {
+        watcher.stop();
         terminal.close();
         await setup.close();
       }
