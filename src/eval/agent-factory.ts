@@ -1,6 +1,6 @@
 import { Agent } from "../agent/agent.js";
 import { RiskGate } from "../agent/default-gate.js";
-import type { Thinking } from "../model/types.js";
+import type { GenerateOptions, Thinking } from "../model/types.js";
 import { RISKS } from "../tools/tool.js";
 import { ToolBox } from "../tools/toolbox.js";
 import type { EvalSettings } from "./results.js";
@@ -11,9 +11,16 @@ export function thinkingOption(thinking: EvalSettings["options"]["thinking"]): T
   return typeof thinking === "number" ? { budget: thinking } : thinking;
 }
 
-/** The recorded parallel-calls setting as a generation option (absent: the model's default). */
-export function parallelCallsOption(settings: EvalSettings): { parallelToolCalls?: boolean } {
-  return settings.options.parallelCalls === undefined ? {} : { parallelToolCalls: settings.options.parallelCalls };
+/** The generation options of a run's recorded settings: greedy, its seed, token cap, thinking and parallel calls. */
+export function generationOptions(settings: EvalSettings): GenerateOptions {
+  return {
+    temperature: settings.options.temperature,
+    seed: settings.options.seed,
+    maxTokens: settings.options.maxTokens,
+    thinking: thinkingOption(settings.options.thinking),
+    // Absent: the model format's own default.
+    ...(settings.options.parallelCalls === undefined ? {} : { parallelToolCalls: settings.options.parallelCalls }),
+  };
 }
 
 /**
@@ -30,13 +37,7 @@ export const botpsyAgentFactory: AgentFactory = ({ profile, tools, model, settin
     toolbox: new ToolBox(tools),
     gate: new RiskGate({ allow: RISKS }),
     maxSteps: settings.options.maxSteps,
-    generation: {
-      temperature: settings.options.temperature,
-      seed: settings.options.seed,
-      maxTokens: settings.options.maxTokens,
-      thinking: thinkingOption(settings.options.thinking),
-      ...parallelCallsOption(settings),
-    },
+    generation: generationOptions(settings),
   });
   const scenarioAgent: ScenarioAgent = {
     run: (request, options) => agent.run(request, options),

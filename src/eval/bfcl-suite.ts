@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { InvalidInputError } from "../errors.js";
 import type { ChatModel } from "../model/types.js";
-import { parallelCallsOption, thinkingOption } from "./agent-factory.js";
+import { generationOptions } from "./agent-factory.js";
 import type { BfclModelCall } from "./bfcl/ast-checker.js";
 import { BFCL_CATEGORIES, loadBfclCategory, type BfclCase } from "./bfcl/loader.js";
 import { runBfclCase, type BfclCaseResult } from "./bfcl/runner.js";
@@ -63,13 +63,7 @@ export async function runBfclSuite(options: RunBfclSuiteOptions): Promise<RunSui
   const chosen: LoadedCase[] = categories.flatMap((category) =>
     loadBfclCategory(category, { dataDirectory: options.dataDirectory, limit: options.limit }).map((caseData) => ({ caseData, source: sourceName(category) })),
   );
-  const generation = {
-    temperature: options.settings.options.temperature,
-    seed: options.settings.options.seed,
-    maxTokens: options.settings.options.maxTokens,
-    thinking: thinkingOption(options.settings.options.thinking),
-    ...parallelCallsOption(options.settings),
-  };
+  const generation = generationOptions(options.settings);
   return runCasesResumably({
     ...options,
     cases: chosen,

@@ -5,7 +5,7 @@ import type { ChatModel } from "../../model/types.js";
 import { Policy } from "../../policy/policy.js";
 import { createSafetyLayer } from "../../policy/safety.js";
 import { ToolBox } from "../../tools/toolbox.js";
-import { parallelCallsOption, thinkingOption } from "../agent-factory.js";
+import { generationOptions } from "../agent-factory.js";
 import type { CaseResult, EvalSettings } from "../results.js";
 import { runScenario, type AgentFactory, type ScenarioAgent } from "../runner.js";
 import type { Scenario } from "../scenario.js";
@@ -77,13 +77,7 @@ export function decliningAgentFactory(defense: DefenseSetting, declined: { count
       profile,
       toolbox: new ToolBox(tools),
       maxSteps: settings.options.maxSteps,
-      generation: {
-        temperature: settings.options.temperature,
-        seed: settings.options.seed,
-        maxTokens: settings.options.maxTokens,
-        thinking: thinkingOption(settings.options.thinking),
-        ...parallelCallsOption(settings),
-      },
+      generation: generationOptions(settings),
       ...safety.agentOptions,
     });
     const scenarioAgent: ScenarioAgent = {
