@@ -8,6 +8,7 @@ import type { Tool } from "../tools/tool.js";
 import { callMismatch, checkExpectation, checkState, type ObservedCall, type RecordReader } from "./checker.js";
 import type { CallResult, CaseResult, EvalSettings } from "./results.js";
 import { ScenarioError, type OfferedTools, type RecordOverride, type Scenario } from "./scenario.js";
+import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
 
 /** What the runner needs of an agent: run a request, continuing a session. */
 export interface ScenarioAgent {
@@ -110,10 +111,14 @@ export function offeredTools(profile: Profile, offered: OfferedTools, scenarioId
   return offered.names.map((name) => byName.get(name)!);
 }
 
+/**
+ * Invented: no tool of that name was offered — the ToolBox's own
+ * `find_tools`, offered above 24 tools, is no invention.
+ */
 function classifyCall(record: AgentOutcome["calls"][number], tools: Map<string, Tool>): CallResult {
   const tool = tools.get(record.call.name);
-  const invented = tool === undefined;
-  const invalid = !invented && !tool.input.safeParse(record.call.arguments).success;
+  const invented = tool === undefined && record.call.name !== FIND_TOOLS_NAME;
+  const invalid = tool !== undefined && !tool.input.safeParse(record.call.arguments).success;
   return {
     name: record.call.name,
     arguments: record.call.arguments,

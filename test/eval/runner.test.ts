@@ -122,6 +122,19 @@ describe("runner on the real apps with a scripted model", () => {
     expect(result.success).toBe(true);
   });
 
+  it("does not count the ToolBox's own find_tools as invented when many tools are offered", async () => {
+    const everything: ScenarioInput = { ...alarmAtSeven, id: "device-alarm-seven-all-tools", tools: { apps: ["alarms", "settings", "calendar", "tasks", "email", "messages", "contacts", "music"] } };
+    const result = await run(everything, [
+      { toolCalls: [{ name: "find_tools", arguments: { query: "alarm clock" } }] },
+      { toolCalls: [{ name: "set_alarm", arguments: { time: "7" } }] },
+      "Alarm set for 7:00.",
+    ]);
+    expect(result.calls.map((call) => [call.name, call.invented, call.invalid])).toEqual([
+      ["find_tools", false, false],
+      ["set_alarm", false, false],
+    ]);
+  });
+
   it("scores abstention: words succeed, a call fails", async () => {
     expect((await run(poem, ["I can't write poems with these tools, sorry."])).success).toBe(true);
     const called = await run(poem, [{ toolCalls: [{ name: "list_alarms", arguments: {} }] }, "Here are your alarms."]);
