@@ -325,3 +325,26 @@ export function limitFreeStrings(schema: JsonSchema, maxLength: number): JsonSch
   };
   return visit(schema) as JsonSchema;
 }
+
+/** What a model writes to close a call, in every format botpsy knows. */
+const CALL_CLOSE = "</tool_call>";
+
+/**
+ * Arguments with the call's own closing taken out of their strings. A small
+ * model sometimes closes the call while still inside a string value
+ * (`"unit": "inch}}</tool_call>  # 4 inches…`): the grammar keeps the string
+ * open, so the close and what follows it become part of the value. What the
+ * model meant ends where it wrote the close, less the braces and quotes it put
+ * before it. Other values are returned as they are.
+ */
+export function trimSwallowedCallClose(value: unknown): unknown {
+  if (typeof value === "string") {
+    const at = value.indexOf(CALL_CLOSE);
+    return at < 0 ? value : value.slice(0, at).replace(/["}\]\s]+$/, "");
+  }
+  if (Array.isArray(value)) return value.map(trimSwallowedCallClose);
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, trimSwallowedCallClose(inner)]));
+  }
+  return value;
+}

@@ -28,7 +28,7 @@ import { selectChatFormat, type ChatFormat, type ChatFormatName } from "./chat-f
 import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "./errors.js";
 import { createGeneration } from "./generation.js";
 import { toLlamaHistory } from "./history.js";
-import { limitFreeStrings, normalizeToolSpecs } from "./json-schema.js";
+import { limitFreeStrings, normalizeToolSpecs, trimSwallowedCallClose } from "./json-schema.js";
 import type {
   ChatModel,
   GenerateRequest,
@@ -329,7 +329,7 @@ export class LlamaChatModel implements ChatModel {
         onFunctionCallParamsChunk: () => markOutput(),
         onFunctionCall: (functionCall) => {
           markOutput();
-          const argumentsObject = isPlainObject(functionCall.params) ? functionCall.params : {};
+          const argumentsObject = isPlainObject(functionCall.params) ? (trimSwallowedCallClose(functionCall.params) as Record<string, unknown>) : {};
           const key = `${functionCall.functionName}\u0000${JSON.stringify(argumentsObject)}`;
           if (seenCalls.has(key)) {
             stopper.abort(new Error("repeated tool call"));

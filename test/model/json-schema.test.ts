@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InvalidToolSchemaError } from "../../src/model/errors.js";
-import { normalizeToolSchema, normalizeToolSpecs } from "../../src/model/json-schema.js";
+import { normalizeToolSchema, normalizeToolSpecs, trimSwallowedCallClose } from "../../src/model/json-schema.js";
 
 describe("normalizeToolSchema", () => {
   it("keeps types, enums, optional properties, nested objects and arrays, and drops what a grammar cannot enforce", () => {
@@ -104,5 +104,24 @@ describe("normalizeToolSpecs", () => {
     expect(() => normalizeToolSpecs([tool, tool])).toThrow(/share this name/);
     expect(() => normalizeToolSpecs([{ ...tool, name: "get weather" }])).toThrow(InvalidToolSchemaError);
     expect(normalizeToolSpecs([tool])[0]?.parameters).toEqual({ type: "object", properties: {}, additionalProperties: false });
+  });
+});
+
+describe("trimSwallowedCallClose", () => {
+  it("cuts a string value where the model wrote the call's close, less the braces and quotes before it", () => {
+    expect(
+      trimSwallowedCallClose({
+        unit: "inch}}</tool_call>  # 4.000001 inches  # 4 inches",
+        root_type: 'real"}}</tool_call>  # This is a function',
+        nested: { list: ["a", "b}]}}</tool_call> more"] },
+        count: 3,
+        plain: "a } brace and a ] bracket stay",
+      }),
+    ).toEqual({ unit: "inch", root_type: "real", nested: { list: ["a", "b"] }, count: 3, plain: "a } brace and a ] bracket stay" });
+  });
+
+  it("leaves arguments without a swallowed close as they are", () => {
+    const args = { text: "Meet at 10", tags: ["x"], n: null, ok: true };
+    expect(trimSwallowedCallClose(args)).toEqual(args);
   });
 });
