@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { AppNotification } from "./app.js";
-import { timerEvents, type TimerFiredEvent } from "./device/timers.js";
+import { formatDuration, timerEvents, type TimerFiredEvent } from "./device/timers.js";
 import type { Profile } from "./profile.js";
 
 export interface NotificationWatcherOptions {
@@ -23,7 +23,7 @@ export class NotificationWatcher extends EventEmitter<{ notification: [AppNotifi
       app: "timers",
       kind: "timer",
       at: event.endsAt,
-      message: `Timer done${event.label ? `: ${event.label}` : ""} (${formatSeconds(event.durationSeconds)})`,
+      message: `Timer done${event.label ? `: ${event.label}` : ""} (${formatDuration(event.durationSeconds)})`,
     });
   };
 
@@ -71,11 +71,4 @@ export class NotificationWatcher extends EventEmitter<{ notification: [AppNotifi
     for (const notification of found) this.emit("notification", notification);
     return found;
   }
-}
-
-function formatSeconds(seconds: number): string {
-  const hours = Math.floor(seconds / 3600);
-  const minutes = Math.floor((seconds % 3600) / 60);
-  const rest = seconds % 60;
-  return [hours > 0 ? `${hours} h` : "", minutes > 0 ? `${minutes} min` : "", rest > 0 ? `${rest} s` : ""].filter((part) => part !== "").join(" ");
 }

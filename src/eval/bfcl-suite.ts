@@ -8,7 +8,7 @@ import { runBfclCase, type BfclCaseResult } from "./bfcl/runner.js";
 import type { BfclFunctionDoc } from "./bfcl/schema.js";
 import { BFCL_SUITE } from "./bfcl-scores.js";
 import type { CheckResult } from "./checker.js";
-import { settingsKey, type CallResult, type CaseResult, type EvalSettings } from "./results.js";
+import type { CallResult, CaseResult, EvalSettings } from "./results.js";
 import { runCasesResumably, type RunSuiteSummary } from "./run-suite.js";
 
 /**
@@ -58,7 +58,6 @@ export async function runBfclSuite(options: RunBfclSuiteOptions): Promise<RunSui
   if (options.settings.suite !== BFCL_SUITE) {
     throw new InvalidInputError(`BFCL results are recorded under the suite "${BFCL_SUITE}", not "${options.settings.suite}": set settings.suite to "${BFCL_SUITE}".`);
   }
-  const key = settingsKey(options.settings);
   const categories = options.categories ?? [...BFCL_CATEGORIES];
   const chosen: LoadedCase[] = categories.flatMap((category) =>
     loadBfclCategory(category, { dataDirectory: options.dataDirectory, limit: options.limit }).map((caseData) => ({ caseData, source: sourceName(category) })),
@@ -69,7 +68,7 @@ export async function runBfclSuite(options: RunBfclSuiteOptions): Promise<RunSui
     cases: chosen,
     idOf: (item) => item.caseData.id,
     runRecordExtras: { categories: [...categories] },
-    run: async (item) => {
+    run: async (item, key) => {
       const outcome = await runBfclCase(item.caseData, {
         model: options.model,
         options: generation,

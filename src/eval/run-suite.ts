@@ -37,13 +37,12 @@ export interface RunSuiteSummary {
  * to `out` as it finishes, so a killed run resumes where it stopped.
  */
 export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteSummary> {
-  const key = settingsKey(options.settings);
   const chosen = options.limit === undefined ? [...options.scenarios] : options.scenarios.slice(0, options.limit);
   return runCasesResumably({
     ...options,
     cases: chosen,
     idOf: (scenario) => scenario.id,
-    run: (scenario) =>
+    run: (scenario, key) =>
       runScenario(scenario, {
         model: options.model,
         agentFactory: options.agentFactory,
@@ -58,8 +57,8 @@ export interface ResumableRunOptions<Case> {
   /** The cases asked for, in order. */
   cases: readonly Case[];
   idOf: (item: Case) => string;
-  /** Runs one case into its results line. */
-  run: (item: Case) => Promise<CaseResult>;
+  /** Runs one case into its results line; `settingsKey` is the run's key, for the line to carry. */
+  run: (item: Case, settingsKey: string) => Promise<CaseResult>;
   settings: EvalSettings;
   out: string;
   concurrency?: number;
@@ -101,7 +100,7 @@ export async function runCasesResumably<Case>(options: ResumableRunOptions<Case>
   const worker = async (): Promise<void> => {
     while (next < pending.length) {
       options.signal?.throwIfAborted();
-      const result = await options.run(pending[next++]!);
+      const result = await options.run(pending[next++]!, key);
       writer.append(result);
       results.push(result);
       bar?.tick(result.success);
