@@ -146,3 +146,51 @@ export function parseTimeOfDay(text: string, clock: Clock, field = "time"): stri
   }
   return when.time;
 }
+
+/** The profile clock of a tool call (or an app's environment), read once so one call sees one "now". */
+export function clockOf(context: { now(): Date; timeZone: string }): Clock {
+  return { now: context.now(), timeZone: context.timeZone };
+}
+
+const WEEKDAY = /\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b/i;
+
+/**
+ * A day in the past or today ("yesterday", "Saturday", "last Saturday",
+ * "November 28", "2026-11-28"). The shared parser looks forward, so a weekday
+ * or a month day that lands ahead of today is taken as the last one.
+ */
+export function parsePastDay(text: string, clock: Clock, field: string): string {
+  const when = parseWhen(text, clock, field);
+  const now = today(clock);
+  if (when.date <= now) return when.date;
+  const [year, month, day] = when.date.split("-").map(Number) as [number, number, number];
+  if (WEEKDAY.test(text) && !/\bnext\b/i.test(text)) {
+    const shifted = new Date(Date.UTC(year, month - 1, day - 7));
+    const date = formatDate({ year: shifted.getUTCFullYear(), month: shifted.getUTCMonth() + 1, day: shifted.getUTCDate() });
+    if (date <= now) return date;
+  }
+  const lastYear = formatDate({ year: year - 1, month, day });
+  if (!/\b(next|tomorrow|in)\b/i.test(text) && lastYear <= now && when.date.slice(0, 4) > now.slice(0, 4)) return lastYear;
+  throw new ToolError("date_in_future", `${field}="${text}" is ${when.date}, after today (${now}). Give today or a past day, such as "yesterday" or "${now}".`);
+}
+
+/** Local date (YYYY-MM-DD) of an instant in the zone. */
+export function localDate(instant: Date, timeZone: string): string {
+  return formatDate(zonedParts(instant, timeZone));
+}
+
+/** Shift a YYYY-MM-DD date by whole days. */
+export function addDays(date: string, days: number): string {
+  const [year, month, day] = date.split("-").map(Number) as [number, number, number];
+  const shifted = new Date(Date.UTC(year, month - 1, day + days));
+  return formatDate({ year: shifted.getUTCFullYear(), month: shifted.getUTCMonth() + 1, day: shifted.getUTCDate() });
+}
+
+/** Whole days from `from` to `to` (both YYYY-MM-DD). */
+export function daysBetween(from: string, to: string): number {
+  const parse = (date: string): number => {
+    const [year, month, day] = date.split("-").map(Number) as [number, number, number];
+    return Date.UTC(year, month - 1, day);
+  };
+  return Math.round((parse(to) - parse(from)) / 86_400_000);
+}

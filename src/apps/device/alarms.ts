@@ -3,6 +3,7 @@ import { defineTool, ToolError } from "../../tools/tool.js";
 import type { StoreTransaction } from "../../store/store.js";
 import type { App, AppNotification } from "../app.js";
 import { formatDate, formatTime, instantOf, parseTimeOfDay, zonedParts, type Clock } from "../time.js";
+import { addDays } from "../time.js";
 
 export const ALARMS_APP = "alarms";
 /** Phones cap their alarm list; so do we, with an error that says what to do. */
@@ -65,12 +66,6 @@ export function describeRepeat(days: readonly Weekday[]): string {
   if (days.join() === "mon,tue,wed,thu,fri") return "weekdays";
   if (days.join() === "sun,sat") return "weekends";
   return days.map((day) => WEEKDAY_NAMES[day]).join(", ");
-}
-
-export function addDays(date: string, days: number): string {
-  const [year, month, day] = date.split("-").map(Number) as [number, number, number];
-  const shifted = new Date(Date.UTC(year, month - 1, day + days));
-  return formatDate({ year: shifted.getUTCFullYear(), month: shifted.getUTCMonth() + 1, day: shifted.getUTCDate() });
 }
 
 /** The next instant the alarm rings after `clock.now`, or undefined when it is off. */

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { StoreTransaction } from "../../store/store.js";
 import { defineTool, ToolError } from "../../tools/tool.js";
 import type { App } from "../app.js";
-import { looseBoolean, looseEnum, looseNumber } from "./common.js";
+import { looseBoolean, looseEnum, looseNumber } from "../shared.js";
 import { distanceBetween } from "./maps.js";
 
 export const CAR_APP = "car";

@@ -5,7 +5,8 @@ import type { App } from "../app.js";
 import { requireConnectivity } from "../device/connectivity.js";
 import { resolveContact } from "../messages/contacts.js";
 import { PERSONA } from "../persona.js";
-import { addDays, capped, daysBetween, findByName, formatMoney, localDate, looseEnum, looseNumber, money } from "./common.js";
+import { capped, findByName, formatMoney, looseEnum, looseNumber, money } from "../shared.js";
+import { addDays, daysBetween, localDate } from "../time.js";
 
 export const FINANCE_APP = "finance";
 

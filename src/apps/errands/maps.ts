@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { StoreTransaction } from "../../store/store.js";
 import { defineTool, ToolError } from "../../tools/tool.js";
 import type { App } from "../app.js";
-import { capped, findByName, haversineKm, looseEnum, matchesWords } from "./common.js";
+import { haversineKm } from "./common.js";
+import { capped, findByName, looseEnum, matchesWords } from "../shared.js";
 
 export const MAPS_APP = "maps";
 

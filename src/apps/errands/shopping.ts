@@ -5,7 +5,8 @@ import type { App } from "../app.js";
 import { requireConnectivity } from "../device/connectivity.js";
 import { PERSONA } from "../persona.js";
 import { CATALOG, PRODUCT_CATEGORIES, type Product } from "./catalog.js";
-import { capped, findByName, formatMoney, localDate, looseNumber, matchesWords, money } from "./common.js";
+import { capped, findByName, formatMoney, looseNumber, matchesWords, money } from "../shared.js";
+import { localDate } from "../time.js";
 import { charge, credit, resolvePaymentMethod } from "./finance.js";
 
 export const SHOPPING_APP = "shopping";

@@ -3,7 +3,9 @@ import type { StoreTransaction } from "../../store/store.js";
 import { defineTool, ToolError } from "../../tools/tool.js";
 import type { App } from "../app.js";
 import { parseWhen } from "../time.js";
-import { addDays, capped, clockOf, daysBetween, findByName, formatMoney, haversineKm, localDate, looseNumber, money, stableFraction } from "./common.js";
+import { haversineKm, stableFraction } from "./common.js";
+import { capped, findByName, formatMoney, looseNumber, money } from "../shared.js";
+import { addDays, clockOf, daysBetween, localDate } from "../time.js";
 import { charge, credit, resolvePaymentMethod } from "./finance.js";
 
 export const TRAVEL_APP = "travel";

@@ -3,7 +3,8 @@ import type { StoreTransaction } from "../../store/store.js";
 import { defineTool, ToolError } from "../../tools/tool.js";
 import type { App } from "../app.js";
 import { zonedParts } from "../time.js";
-import { addDays, capped, clockOf, localDate, looseEnum, looseNumber, parsePastDay } from "../errands/common.js";
+import { capped, looseEnum, looseNumber } from "../shared.js";
+import { addDays, clockOf, localDate, parsePastDay } from "../time.js";
 
 export const FITNESS_APP = "fitness";
 

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { StoreTransaction } from "../../store/store.js";
 import { defineTool, ToolError } from "../../tools/tool.js";
 import type { App } from "../app.js";
-import { capped, findByName, looseEnum, looseNumber, matchesWords } from "../errands/common.js";
+import { capped, findByName, looseEnum, looseNumber, matchesWords } from "../shared.js";
 
 export const MUSIC_APP = "music";
 

@@ -5,7 +5,8 @@ import type { App } from "../app.js";
 import { requireConnectivity } from "../device/connectivity.js";
 import { resolveContact as resolveStoredContact, type Contact } from "../messages/contacts.js";
 import { instantOf } from "../time.js";
-import { addDays, capped, clockOf, findByName, localDate, matchesWords, parsePastDay } from "../errands/common.js";
+import { capped, findByName, matchesWords } from "../shared.js";
+import { addDays, clockOf, localDate, parsePastDay } from "../time.js";
 
 export const PHOTOS_APP = "photos";
 

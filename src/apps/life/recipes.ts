@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "../../tools/tool.js";
 import type { App } from "../app.js";
-import { capped, findByName, looseNumber, matchesWords } from "../errands/common.js";
+import { capped, findByName, looseNumber, matchesWords } from "../shared.js";
 import { addToList, shoppingList } from "../errands/shopping.js";
 import { RECIPES, type Ingredient, type Recipe } from "./recipe-book.js";
 

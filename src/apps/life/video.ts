@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { StoreTransaction } from "../../store/store.js";
 import { defineTool, ToolError } from "../../tools/tool.js";
 import type { App } from "../app.js";
-import { capped, findByName, looseEnum, matchesWords } from "../errands/common.js";
+import { capped, findByName, looseEnum, matchesWords } from "../shared.js";
 
 export const VIDEO_APP = "video";
 

@@ -2,8 +2,7 @@ import { z } from "zod";
 import { defineTool, ToolError } from "../../tools/tool.js";
 import type { StoreTransaction } from "../../store/store.js";
 import type { App } from "../app.js";
-import { addDays } from "../device/alarms.js";
-import { parseWhen, today, type Clock } from "../time.js";
+import { addDays, clockOf, parseWhen, today, type Clock } from "../time.js";
 
 export const TASKS_APP = "tasks";
 const LIST_LIMIT = 30;
@@ -42,10 +41,6 @@ function lists(tx: StoreTransaction) {
 
 function listId(name: string): string {
   return name.trim().toLowerCase().replace(/\s+/g, " ");
-}
-
-function clockOf(context: { now(): Date; timeZone: string }): Clock {
-  return { now: context.now(), timeZone: context.timeZone };
 }
 
 function parsePriority(text: string | undefined): Priority | undefined {
