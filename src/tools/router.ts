@@ -1,7 +1,6 @@
-import MiniSearch from "minisearch";
 import { InvalidInputError } from "../errors.js";
 import type { ToolChoice, ToolSpec } from "../model/types.js";
-import { normaliseTerm, splitWords } from "./toolbox.js";
+import { buildToolIndex, normaliseTerm, parameterText, searchToolIndex, splitWords, type IndexedTool, type ToolIndexReach } from "./tool-index.js";
 
 export interface RouteDecision {
   toolChoice: ToolChoice;
@@ -39,12 +38,8 @@ export interface ToolRouterOptions {
   clearOnDominantName?: boolean;
 }
 
-interface IndexedSpec {
-  id: string;
-  name: string;
-  description: string;
-  parameters: string;
-}
+/** The router reaches less far than the ToolBox: a loose match here forces a call, not just offers a tool. */
+const ROUTER_REACH: ToolIndexReach = { prefixFrom: 5, fuzzyFrom: 7, fuzziness: 0.15 };
 
 /**
  * Decides, before the first model turn of a request, whether the request
@@ -70,19 +65,8 @@ export function routeToolChoice(request: string, tools: readonly ToolSpec[], opt
   }
   const nothing: RouteDecision = { toolChoice: "auto", bestTool: undefined, matchedTerms: 0, coverage: 0, score: 0, ranked: [] };
   if (tools.length === 0 || queryTerms.size === 0) return nothing;
-  const index = new MiniSearch<IndexedSpec>({
-    fields: ["name", "description", "parameters"],
-    idField: "id",
-    tokenize: (text) => splitWords(text),
-    processTerm: normaliseTerm,
-  });
-  index.addAll(tools.map(indexedSpec));
-  const results = index.search([...queryTerms].join(" "), {
-    boost: { name: 3, description: 1, parameters: 1 },
-    prefix: (term) => term.length >= 5,
-    fuzzy: (term) => (term.length >= 7 ? 0.15 : false),
-    combineWith: "OR",
-  });
+  const index = buildToolIndex(tools.map(indexedSpec));
+  const results = searchToolIndex(index, [...queryTerms].join(" "), ROUTER_REACH);
   // Ranked by distinct request terms matched, then by score: a tool that
   // matches two of the request's words beats one that matches one word often.
   const ranking = results
@@ -113,10 +97,6 @@ export function routeToolChoice(request: string, tools: readonly ToolSpec[], opt
   };
 }
 
-function indexedSpec(spec: ToolSpec): IndexedSpec {
-  const properties = (spec.parameters.properties ?? {}) as Record<string, { description?: unknown }>;
-  const parameterText = Object.entries(properties)
-    .map(([name, schema]) => `${name} ${typeof schema.description === "string" ? schema.description : ""}`)
-    .join(" ");
-  return { id: spec.name, name: spec.name, description: spec.description, parameters: parameterText };
+function indexedSpec(spec: ToolSpec): IndexedTool {
+  return { id: spec.name, name: spec.name, description: spec.description, parameters: parameterText(spec.parameters.properties) };
 }

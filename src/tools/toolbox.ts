@@ -1,7 +1,11 @@
-import MiniSearch from "minisearch";
+import type MiniSearch from "minisearch";
 import { BotpsyError } from "../errors.js";
 import { createFindToolsTool, FIND_TOOLS_NAME } from "./find-tools.js";
 import { toolSpec, type Tool } from "./tool.js";
+import { buildToolIndex, parameterText, searchToolIndex, type IndexedTool, type ToolIndexReach } from "./tool-index.js";
+
+// The index's words, importable from here as before.
+export { normaliseTerm, splitWords } from "./tool-index.js";
 
 export interface ToolBoxOptions {
   /**
@@ -29,12 +33,8 @@ export interface RankedTool {
   terms: string[];
 }
 
-interface IndexedTool {
-  id: string;
-  name: string;
-  description: string;
-  parameters: string;
-}
+/** The ToolBox reaches further than the router: offering one tool too many costs little. */
+const TOOLBOX_REACH: ToolIndexReach = { prefixFrom: 4, fuzzyFrom: 6, fuzziness: 0.2 };
 
 /**
  * Holds the tools an agent may call. A small model reads every tool it is
@@ -123,12 +123,7 @@ export class ToolBox {
   /** Like `search`, with each tool's BM25 score and the query terms it matched. */
   rank(query: string, limit = this.limit): RankedTool[] {
     const index = this.ensureIndex();
-    const results = index.search(query, {
-      boost: { name: 3, description: 1, parameters: 1 },
-      prefix: (term) => term.length >= 4,
-      fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
-      combineWith: "OR",
-    });
+    const results = searchToolIndex(index, query, TOOLBOX_REACH);
     const found: RankedTool[] = [];
     for (const result of results) {
       const tool = this.tools.get(String(result.id));
@@ -157,48 +152,12 @@ export class ToolBox {
 
   private ensureIndex(): MiniSearch<IndexedTool> {
     if (this.index) return this.index;
-    const index = new MiniSearch<IndexedTool>({
-      fields: ["name", "description", "parameters"],
-      idField: "id",
-      tokenize: (text) => splitWords(text),
-      processTerm: normaliseTerm,
-    });
-    index.addAll(this.list().map(indexedTool));
-    this.index = index;
-    return index;
+    this.index = buildToolIndex(this.list().map(indexedTool));
+    return this.index;
   }
 }
 
 function indexedTool(tool: Tool): IndexedTool {
-  const parameters = toolSpec(tool).parameters;
-  const properties = (parameters.properties ?? {}) as Record<string, { description?: unknown }>;
-  const parameterText = Object.entries(properties)
-    .map(([name, schema]) => `${name} ${typeof schema.description === "string" ? schema.description : ""}`)
-    .join(" ");
-  return { id: tool.name, name: `${tool.name} ${tool.app ?? ""}`, description: tool.description, parameters: parameterText };
-}
-
-/** Words of names written as snake_case or camelCase, and of plain text. */
-export function splitWords(text: string): string[] {
-  return text
-    .replace(/([a-z0-9])([A-Z])/g, "$1 $2")
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((word) => word !== "");
-}
-
-const STOP_WORDS = new Set([
-  "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "for", "from", "how", "i", "in", "is", "it", "me",
-  "my", "of", "on", "or", "please", "the", "this", "to", "what", "with", "you", "your",
-]);
-
-/**
- * Lower case, no stop words, a light plural strip so "alarms" finds "alarm".
- * Numbers are dropped: "at 7" says nothing about which tool fits.
- */
-export function normaliseTerm(term: string): string | null {
-  const lower = term.toLowerCase();
-  if (STOP_WORDS.has(lower) || /^\d+$/.test(lower)) return null;
-  if (lower.length > 4 && lower.endsWith("ies")) return `${lower.slice(0, -3)}y`;
-  if (lower.length > 3 && lower.endsWith("s") && !lower.endsWith("ss")) return lower.slice(0, -1);
-  return lower;
+  const parameters = parameterText(toolSpec(tool).parameters.properties);
+  return { id: tool.name, name: `${tool.name} ${tool.app ?? ""}`, description: tool.description, parameters };
 }
