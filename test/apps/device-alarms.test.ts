@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { alarmsApp, parseRepeat } from "../../src/apps/device/alarms.js";
 import { Profile } from "../../src/apps/profile.js";
-import { failure, toolFinder, toolRunner } from "./support.js";
+import { failure, risks, toolFinder, toolRunner } from "./support.js";
 
 // Tuesday 1 December 2026, 09:00 in Lisbon (UTC+0 in winter).
 const CLOCK = "2026-12-01T09:00:00Z";
@@ -25,7 +25,7 @@ afterEach(() => {
 
 describe("alarms app", () => {
   it("declares the risk class of every tool", () => {
-    expect(Object.fromEntries(alarmsApp.tools.map((candidate) => [candidate.name, candidate.risk]))).toEqual({
+    expect(risks(alarmsApp)).toEqual({
       set_alarm: "write",
       list_alarms: "read",
       change_alarm: "write",

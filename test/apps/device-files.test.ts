@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { filesApp } from "../../src/apps/device/files.js";
 import { FILES_DIRECTORY_META, resolveSandboxPath, writeSandboxFile } from "../../src/apps/device/sandbox.js";
 import { Profile } from "../../src/apps/profile.js";
-import { failure, toolFinder } from "./support.js";
+import { failure, risks, toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -35,7 +35,7 @@ afterEach(() => {
 
 describe("files app", () => {
   it("declares the risk class of every tool", () => {
-    expect(Object.fromEntries(filesApp.tools.map((candidate) => [candidate.name, candidate.risk]))).toEqual({
+    expect(risks(filesApp)).toEqual({
       list_files: "read",
       read_file: "read",
       write_file: "write",

@@ -6,7 +6,7 @@ import { requireConnectivity } from "../../src/apps/device/connectivity.js";
 import { settingsApp } from "../../src/apps/device/settings.js";
 import { Profile } from "../../src/apps/profile.js";
 import { ToolError } from "../../src/tools/tool.js";
-import { toolFinder } from "./support.js";
+import { risks, toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -28,8 +28,7 @@ afterEach(() => {
 
 describe("settings app", () => {
   it("declares the risk class of every tool", () => {
-    const risks = Object.fromEntries(settingsApp.tools.map((candidate) => [candidate.name, candidate.risk]));
-    expect(risks).toEqual({
+    expect(risks(settingsApp)).toEqual({
       get_device_status: "read",
       set_wifi: "settings",
       set_bluetooth: "settings",

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseDuration, timerEvents, timersApp, type TimerFiredEvent } from "../../src/apps/device/timers.js";
 import { Profile } from "../../src/apps/profile.js";
-import { failure, toolFinder, toolRunner } from "./support.js";
+import { failure, risks, toolFinder, toolRunner } from "./support.js";
 
 const ZONE = "Europe/Lisbon";
 const folders: string[] = [];
@@ -38,7 +38,7 @@ afterEach(() => {
 
 describe("timers app", () => {
   it("declares the risk class of every tool", () => {
-    expect(Object.fromEntries(timersApp.tools.map((candidate) => [candidate.name, candidate.risk]))).toEqual({
+    expect(risks(timersApp)).toEqual({
       start_timer: "write",
       pause_timer: "write",
       resume_timer: "write",

@@ -1,66 +1,24 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { App } from "../../src/apps/app.js";
 import { DEFAULT_SETTINGS, writeSettings } from "../../src/apps/device/connectivity.js";
 import { errandsApps } from "../../src/apps/errands/index.js";
 import { financeApp } from "../../src/apps/errands/finance.js";
 import { mapsApp } from "../../src/apps/errands/maps.js";
 import { shoppingApp } from "../../src/apps/errands/shopping.js";
 import { travelApp } from "../../src/apps/errands/travel.js";
-import { Profile } from "../../src/apps/profile.js";
-import { ToolError } from "../../src/tools/tool.js";
-import { toolFinder } from "./support.js";
+import type { Profile } from "../../src/apps/profile.js";
+import { risks, TestProfiles, toolFailure, toolFinder, toolRunner } from "./support.js";
 
-const CLOCK = "2026-12-01T09:00:00Z";
-const ZONE = "Europe/Lisbon";
-const opened: Profile[] = [];
-const directories: string[] = [];
-
-function open(options: { databasePath?: string; clock?: string; seed?: "demo" | "empty" } = {}): Profile {
-  const profile = Profile.open({
-    databasePath: options.databasePath ?? ":memory:",
-    seed: options.seed ?? "demo",
-    clock: options.clock ?? CLOCK,
-    timeZone: ZONE,
-    apps: errandsApps,
-    home: tmpdir(),
-  });
-  opened.push(profile);
-  return profile;
-}
-
-function temporaryDatabase(): string {
-  const directory = mkdtempSync(join(tmpdir(), "botpsy-errands-"));
-  directories.push(directory);
-  return join(directory, "profile.sqlite");
-}
+const profiles = new TestProfiles(errandsApps, "botpsy-errands-");
 
 const tool = toolFinder(...errandsApps);
 
 type Result = Record<string, unknown>;
 
-async function call(profile: Profile, name: string, args: Record<string, unknown> = {}): Promise<Result> {
-  return (await profile.runTool(tool(name), args)).value as Result;
-}
-
-async function failure(profile: Profile, name: string, args: Record<string, unknown> = {}): Promise<ToolError> {
-  try {
-    await profile.runTool(tool(name), args);
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error(`${name} should have failed`);
-}
+const call = toolRunner(tool);
+const failure = toolFailure(tool);
 
 async function goOffline(profile: Profile): Promise<void> {
   await profile.store.action({ tool: "test_offline", args: {} }, (tx) => writeSettings(tx, { ...DEFAULT_SETTINGS, wifi: false, mobileData: false }));
-}
-
-function risks(app: App): Record<string, string> {
-  return Object.fromEntries(app.tools.map((candidate) => [candidate.name, candidate.risk]));
 }
 
 function balance(result: Result, id: string): number {
@@ -68,10 +26,7 @@ function balance(result: Result, id: string): number {
   return accounts.find((account) => account.id === id)!.balance;
 }
 
-afterEach(() => {
-  for (const profile of opened.splice(0)) profile.close();
-  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
-});
+afterEach(() => profiles.closeAll());
 
 describe("errands group", () => {
   it("has globally specific, unique tool names", () => {
@@ -82,7 +37,7 @@ describe("errands group", () => {
   });
 
   it("renders every app's view for a person and for machines", () => {
-    const profile = open();
+    const profile = profiles.open();
     for (const app of errandsApps) {
       const view = profile.store.read((tx) => app.view(tx, profile.environment));
       expect(view.text.length).toBeGreaterThan(20);
@@ -103,14 +58,14 @@ describe("maps app", () => {
   });
 
   it("finds places and fails clearly when nothing matches", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const result = await call(profile, "search_places", { query: "supermarket", city: "Lisbon" });
     expect((result.places as { name: string }[]).map((place) => place.name)).toContain("Pingo Doce Chiado");
     expect((await failure(profile, "search_places", { query: "volcano" })).code).toBe("no_results");
   });
 
   it("gives directions by mode with plausible times, from home by default", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const driving = await call(profile, "get_directions", { to: "Belém Tower" });
     const walking = await call(profile, "get_directions", { to: "Belém Tower", mode: "Walking" });
     expect(driving).toMatchObject({ from: "Rua das Flores 12", to: "Belém Tower", mode: "driving" });
@@ -123,7 +78,7 @@ describe("maps app", () => {
   });
 
   it("refuses impossible trips and unknown places, saying what to do", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const tooFar = await failure(profile, "get_directions", { from: "Lisbon", to: "Porto", mode: "walking" });
     expect(tooFar.code).toBe("too_far");
     expect(tooFar.message).toContain("Choose another mode");
@@ -133,7 +88,7 @@ describe("maps app", () => {
   });
 
   it("compares every mode and names the fastest", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const result = await call(profile, "compare_travel_times", { from: "work", to: "Lisbon Airport" });
     expect((result.options as unknown[]).length).toBe(4);
     expect(result.fastest).toBe("driving");
@@ -142,11 +97,11 @@ describe("maps app", () => {
   });
 
   it("saves a place under a label, persists it, and undo removes it", async () => {
-    const path = temporaryDatabase();
-    const first = open({ databasePath: path });
+    const path = profiles.temporaryDatabase();
+    const first = profiles.open({ databasePath: path });
     expect(await call(first, "save_place", { label: "Aquarium", place: "Oceanário de Lisboa" })).toMatchObject({ saved: "aquarium" });
     first.close();
-    const second = open({ databasePath: path });
+    const second = profiles.open({ databasePath: path });
     const directions = await call(second, "get_directions", { to: "aquarium", mode: "transit" });
     expect(directions.to).toBe("Oceanário de Lisboa");
     const listed = await call(second, "list_saved_places");
@@ -171,7 +126,7 @@ describe("finance app", () => {
   });
 
   it("lists balances and filtered transactions", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const balances = await call(profile, "get_account_balances");
     expect(balance(balances, "checking")).toBe(2450.75);
     expect((balances.accounts as { id: string; owed?: number }[]).find((account) => account.id === "visa")?.owed).toBe(312.4);
@@ -183,7 +138,7 @@ describe("finance app", () => {
   });
 
   it("moves money between own accounts and to a contact", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const own = await call(profile, "transfer_money", { amount: 200, from_account: "checking", to: "savings" });
     expect(balance(own, "checking")).toBe(2250.75);
     expect(balance(own, "savings")).toBe(8400);
@@ -192,7 +147,7 @@ describe("finance app", () => {
   });
 
   it("refuses transfers it cannot make, with the reason and the fix", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const short = await failure(profile, "transfer_money", { amount: 3000, to: "Frank" });
     expect(short.code).toBe("insufficient_funds");
     expect(short.message).toContain("2450.75");
@@ -207,7 +162,7 @@ describe("finance app", () => {
   });
 
   it("pays a bill once, and undo brings the money and the bill back", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const bills = await call(profile, "list_bills");
     expect((bills.bills as { payee: string }[])[0]?.payee).toBe("Vodafone mobile");
     const paid = await call(profile, "pay_bill", { bill: "EDP" });
@@ -220,7 +175,7 @@ describe("finance app", () => {
   });
 
   it("sets budgets and reports spending against them", async () => {
-    const profile = open({ clock: "2026-12-20T12:00:00Z" });
+    const profile = profiles.open({ clock: "2026-12-20T12:00:00Z" });
     const status = await call(profile, "get_budget_status", { category: "dining" });
     const dining = (status.budgets as { spent: number; monthly_limit: number }[])[0]!;
     expect(dining.monthly_limit).toBe(200);
@@ -232,11 +187,11 @@ describe("finance app", () => {
   });
 
   it("keeps transfers across a reopened database", async () => {
-    const path = temporaryDatabase();
-    const first = open({ databasePath: path });
+    const path = profiles.temporaryDatabase();
+    const first = profiles.open({ databasePath: path });
     await call(first, "transfer_money", { amount: 100, to: "savings" });
     first.close();
-    const second = open({ databasePath: path });
+    const second = profiles.open({ databasePath: path });
     expect(balance(await call(second, "get_account_balances"), "savings")).toBe(8300);
     const recent = await call(second, "list_transactions", { account: "savings", days: 1 });
     expect((recent.transactions as { amount: number }[])[0]?.amount).toBe(100);
@@ -261,7 +216,7 @@ describe("shopping app", () => {
   });
 
   it("searches the catalog by words, category and price", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const result = await call(profile, "search_products", { category: "electronics", max_price: 30 });
     const products = result.products as { name: string; price: number }[];
     expect(products.length).toBeGreaterThan(2);
@@ -271,7 +226,7 @@ describe("shopping app", () => {
   });
 
   it("fills a cart, refusing sold-out products and too many", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const added = await call(profile, "add_to_cart", { product: "Wireless mouse", quantity: 2 });
     expect(added).toMatchObject({ added: "Wireless mouse", quantity: 2 });
     const soldOut = await failure(profile, "add_to_cart", { product: "HD webcam" });
@@ -285,17 +240,17 @@ describe("shopping app", () => {
   });
 
   it("checks out with a card, empties the cart, and tracks delivery over time", async () => {
-    const path = temporaryDatabase();
-    const profile = open({ databasePath: path });
+    const path = profiles.temporaryDatabase();
+    const profile = profiles.open({ databasePath: path });
     await call(profile, "add_to_cart", { product: "p-headphones" });
     const order = await call(profile, "checkout", { payment_method: "visa" });
     expect(order).toMatchObject({ order: "order-3", total: 88.97 - 0, status: "processing", paid_with: "Visa Card ending 4242" });
     expect((await call(profile, "view_cart")).lines).toEqual([]);
     expect((await failure(profile, "checkout")).code).toBe("cart_empty");
     profile.close();
-    const later = open({ databasePath: path, clock: "2026-12-02T12:00:00Z" });
+    const later = profiles.open({ databasePath: path, clock: "2026-12-02T12:00:00Z" });
     expect(await call(later, "track_order", { order_id: "order-3" })).toMatchObject({ status: "shipped" });
-    const delivered = open({ databasePath: path, clock: "2026-12-04T12:00:00Z" });
+    const delivered = profiles.open({ databasePath: path, clock: "2026-12-04T12:00:00Z" });
     later.close();
     expect(await call(delivered, "track_order", { order_id: "3" })).toMatchObject({ status: "delivered" });
     expect((await call(delivered, "list_orders")).orders).toHaveLength(3);
@@ -303,7 +258,7 @@ describe("shopping app", () => {
   });
 
   it("refuses checkout offline or without funds, and undo restores the cart", async () => {
-    const profile = open();
+    const profile = profiles.open();
     await call(profile, "add_to_cart", { product: "Fitness smartwatch", quantity: 5 });
     await call(profile, "add_to_cart", { product: "Noise-cancelling earbuds", quantity: 6 });
     await call(profile, "add_to_cart", { product: "Wireless headphones", quantity: 12 });
@@ -318,7 +273,7 @@ describe("shopping app", () => {
   });
 
   it("previews a checkout as a dry run without charging or emptying the cart", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const preview = await profile.runTool(tool("checkout"), {}, { dryRun: true });
     expect(preview.value).toMatchObject({ order: "order-3", total: 12.97 });
     expect(preview.changes).toBeGreaterThan(0);
@@ -329,8 +284,8 @@ describe("shopping app", () => {
   });
 
   it("returns a delivered item for a refund, once, within the window", async () => {
-    const path = temporaryDatabase();
-    const profile = open({ databasePath: path });
+    const path = profiles.temporaryDatabase();
+    const profile = profiles.open({ databasePath: path });
     const notYet = await failure(profile, "return_order_item", { order_id: "order-2", product: "USB-C cable" });
     expect(notYet.code).toBe("not_delivered");
     const before = balance(await call(profile, "get_account_balances"), "visa");
@@ -339,12 +294,12 @@ describe("shopping app", () => {
     expect(balance(await call(profile, "get_account_balances"), "visa")).toBeCloseTo(before + 24.99, 2);
     expect((await failure(profile, "return_order_item", { order_id: "order-1", product: "Yoga mat" })).code).toBe("already_returned");
     profile.close();
-    const late = open({ databasePath: path, clock: "2027-02-01T09:00:00Z" });
+    const late = profiles.open({ databasePath: path, clock: "2027-02-01T09:00:00Z" });
     expect((await failure(late, "return_order_item", { order_id: "order-1", product: "water bottle" })).code).toBe("return_window_closed");
   });
 
   it("keeps a shopping list that sums the same item", async () => {
-    const profile = open();
+    const profile = profiles.open();
     await call(profile, "add_to_shopping_list", { item: "Milk", quantity: 1, unit: "l" });
     const list = await call(profile, "view_shopping_list");
     expect((list.items as { item: string; quantity: number }[]).find((item) => item.item === "milk")?.quantity).toBe(3);
@@ -369,7 +324,7 @@ describe("travel app", () => {
   });
 
   it("searches flights by city and date, the same every time, cheapest first", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const first = await call(profile, "search_flights", { from: "Lisbon", to: "Madrid", date: "Friday" });
     const again = await call(profile, "search_flights", { from: "LIS", to: "mad", date: "2026-12-04" });
     expect(first).toEqual(again);
@@ -383,7 +338,7 @@ describe("travel app", () => {
   });
 
   it("books a flight within budget, charging the card", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const search = await call(profile, "search_flights", { to: "Paris", date: "2026-12-18" });
     const cheapest = (search.flights as { flight_id: string; price: number }[])[0]!;
     const booked = await call(profile, "book_flight", { flight_id: cheapest.flight_id });
@@ -394,7 +349,7 @@ describe("travel app", () => {
   });
 
   it("refuses a booking over the travel budget or the user's limit, saying so", async () => {
-    const profile = open();
+    const profile = profiles.open();
     await call(profile, "set_travel_budget", { amount: 300 });
     const search = await call(profile, "search_hotels", { city: "London", check_in: "2026-12-18", nights: 3 });
     const hotel = (search.hotels as { hotel_id: string; total: number }[])[0]!;
@@ -409,7 +364,7 @@ describe("travel app", () => {
   });
 
   it("books a hotel and cancels with the refund rules", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const hotel = await call(profile, "book_hotel", { hotel: "Gràcia B&B", check_in: "2026-12-02", nights: 2 });
     expect(hotel).toMatchObject({ price: 184, check_out: "2026-12-04" });
     const lateCancel = await call(profile, "cancel_booking", { booking_id: String(hotel.booking_id) });
@@ -423,12 +378,12 @@ describe("travel app", () => {
   });
 
   it("keeps bookings across a reopened database; undo reverts a booking and its payment", async () => {
-    const path = temporaryDatabase();
-    const first = open({ databasePath: path });
+    const path = profiles.temporaryDatabase();
+    const first = profiles.open({ databasePath: path });
     const visaBefore = balance(await call(first, "get_account_balances"), "visa");
     await call(first, "book_hotel", { hotel: "Mitte Hotel", check_in: "2026-12-10", nights: 1 });
     first.close();
-    const second = open({ databasePath: path });
+    const second = profiles.open({ databasePath: path });
     expect((await call(second, "list_bookings")).bookings).toHaveLength(3);
     await second.store.undo();
     expect((await call(second, "list_bookings")).bookings).toHaveLength(2);

@@ -7,22 +7,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readSettings, writeSettings } from "../../src/apps/device/connectivity.js";
 import { addExtraNewsItem, newsApp, parseRss } from "../../src/apps/finding/news.js";
 import { Profile } from "../../src/apps/profile.js";
-import { toolFinder } from "./support.js";
+import { failure, toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
 
 const tool = toolFinder(newsApp);
-
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    const { code, message } = error as { code: string; message: string };
-    return { code, message };
-  }
-  throw new Error("expected the call to fail");
-}
 
 interface Headlines {
   topic: string;

@@ -4,22 +4,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readSettings, writeSettings } from "../../src/apps/device/connectivity.js";
 import { bundledCities, forecastFor, resolveCity, weatherApp, type DailyForecast } from "../../src/apps/finding/weather.js";
 import { Profile } from "../../src/apps/profile.js";
-import { toolFinder } from "./support.js";
+import { failure, toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z"; // a Tuesday
 const ZONE = "Europe/Lisbon";
 
 const tool = toolFinder(weatherApp);
-
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    const { code, message } = error as { code: string; message: string };
-    return { code, message };
-  }
-  throw new Error("expected the call to fail");
-}
 
 function isoDay(year: number, month: number, day: number): string {
   return new Date(Date.UTC(year, month - 1, day)).toISOString().slice(0, 10);

@@ -7,22 +7,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readSettings, writeSettings } from "../../src/apps/device/connectivity.js";
 import { addExtraPage, bundledWebPages, webApp } from "../../src/apps/finding/web.js";
 import { Profile } from "../../src/apps/profile.js";
-import { toolFinder } from "./support.js";
+import { failure, toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
 
 const tool = toolFinder(webApp);
-
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    const { code, message } = error as { code: string; message: string };
-    return { code, message };
-  }
-  throw new Error("expected the call to fail");
-}
 
 /** A real HTTP server on the loopback interface, standing in for a configured provider. */
 async function serve(handler: (request: IncomingMessage, response: ServerResponse) => void): Promise<{ server: Server; url: string }> {

@@ -1,8 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { App } from "../../src/apps/app.js";
 import { DEFAULT_SETTINGS, writeSettings } from "../../src/apps/device/connectivity.js";
 import { shoppingApp } from "../../src/apps/errands/shopping.js";
 import { contactsApp } from "../../src/apps/messages/contacts.js";
@@ -13,60 +9,23 @@ import { photosApp } from "../../src/apps/life/photos.js";
 import { RECIPES } from "../../src/apps/life/recipe-book.js";
 import { recipesApp } from "../../src/apps/life/recipes.js";
 import { videoApp } from "../../src/apps/life/video.js";
-import { Profile } from "../../src/apps/profile.js";
-import { ToolError } from "../../src/tools/tool.js";
-import { toolFinder } from "./support.js";
+import { risks, TestProfiles, toolFailure, toolFinder, toolRunner } from "./support.js";
 
-const CLOCK = "2026-12-01T09:00:00Z";
-const ZONE = "Europe/Lisbon";
 const APPS = [...lifeApps, shoppingApp];
-const opened: Profile[] = [];
-const directories: string[] = [];
-
-function open(options: { databasePath?: string; clock?: string } = {}): Profile {
-  const profile = Profile.open({ databasePath: options.databasePath ?? ":memory:", seed: "demo", clock: options.clock ?? CLOCK, timeZone: ZONE, apps: APPS, home: tmpdir() });
-  opened.push(profile);
-  return profile;
-}
-
-function temporaryDatabase(): string {
-  const directory = mkdtempSync(join(tmpdir(), "botpsy-life-"));
-  directories.push(directory);
-  return join(directory, "profile.sqlite");
-}
+const profiles = new TestProfiles(APPS, "botpsy-life-");
 
 const tool = toolFinder(...APPS);
 
-type Result = Record<string, unknown>;
+const call = toolRunner(tool);
+const failure = toolFailure(tool);
 
-async function call(profile: Profile, name: string, args: Record<string, unknown> = {}): Promise<Result> {
-  return (await profile.runTool(tool(name), args)).value as Result;
-}
-
-async function failure(profile: Profile, name: string, args: Record<string, unknown> = {}): Promise<ToolError> {
-  try {
-    await profile.runTool(tool(name), args);
-  } catch (error) {
-    if (error instanceof ToolError) return error;
-    throw error;
-  }
-  throw new Error(`${name} should have failed`);
-}
-
-function risks(app: App): Record<string, string> {
-  return Object.fromEntries(app.tools.map((candidate) => [candidate.name, candidate.risk]));
-}
-
-afterEach(() => {
-  for (const profile of opened.splice(0)) profile.close();
-  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
-});
+afterEach(() => profiles.closeAll());
 
 describe("life group", () => {
   it("has unique, specific tool names and readable views", () => {
     const names = lifeApps.flatMap((app) => app.tools.map((candidate) => candidate.name));
     expect(new Set(names).size).toBe(names.length);
-    const profile = open();
+    const profile = profiles.open();
     for (const app of lifeApps) {
       expect(app.group).toBe("life");
       const view = profile.store.read((tx) => app.view(tx, profile.environment));
@@ -95,7 +54,7 @@ describe("music app", () => {
   });
 
   it("searches a library of sixty songs", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const jazz = await call(profile, "search_music", { query: "jazz", kind: "Genre" });
     expect((jazz.tracks as { album: string }[]).every((track) => track.album === "Quiet Rooms")).toBe(true);
     const all = await call(profile, "search_music", { query: "" });
@@ -104,7 +63,7 @@ describe("music app", () => {
   });
 
   it("plays, pauses, resumes and skips through an album", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const playing = await call(profile, "play_music", { query: "Neon Gardens" });
     expect(playing).toMatchObject({ state: "playing", source: "album Neon Gardens", track: { title: "Neon Gardens" }, queued: 4 });
     expect(await call(profile, "pause_music")).toMatchObject({ state: "paused" });
@@ -121,7 +80,7 @@ describe("music app", () => {
   });
 
   it("queues a song next and sets its own volume", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const queued = await call(profile, "queue_track", { track: "Desk Lamp", next: true });
     expect((queued.up_next as string[])[0]).toBe("Desk Lamp");
     expect(await call(profile, "set_music_volume", { level: "30" })).toEqual({ volume: 30, previous: 45 });
@@ -130,7 +89,7 @@ describe("music app", () => {
   });
 
   it("creates and edits playlists, refusing duplicates", async () => {
-    const profile = open();
+    const profile = profiles.open();
     expect(await call(profile, "create_playlist", { name: "Road trip", tracks: ["Highway Nine", "Dust Roads"] })).toMatchObject({ tracks: ["Highway Nine", "Dust Roads"] });
     expect((await failure(profile, "create_playlist", { name: "road trip" })).code).toBe("playlist_exists");
     expect(await call(profile, "add_to_playlist", { playlist: "Road trip", track: "Thunder Mile" })).toMatchObject({ tracks: 3 });
@@ -144,12 +103,12 @@ describe("music app", () => {
   });
 
   it("keeps playlists across a reopened database, and undo removes the last change", async () => {
-    const path = temporaryDatabase();
-    const first = open({ databasePath: path });
+    const path = profiles.temporaryDatabase();
+    const first = profiles.open({ databasePath: path });
     await call(first, "create_playlist", { name: "Dinner" });
     await call(first, "add_to_playlist", { playlist: "Dinner", track: "Late Espresso" });
     first.close();
-    const second = open({ databasePath: path });
+    const second = profiles.open({ databasePath: path });
     expect(((await call(second, "list_playlists")).playlists as { name: string; tracks: number }[]).find((list) => list.name === "Dinner")?.tracks).toBe(1);
     await second.store.undo();
     expect((await call(second, "list_playlists", { playlist: "Dinner" })).tracks).toEqual([]);
@@ -170,7 +129,7 @@ describe("video app", () => {
   });
 
   it("searches, plays and pauses", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const documentaries = await call(profile, "search_videos", { kind: "Documentary" });
     expect((documentaries.videos as { kind: string }[]).every((video) => video.kind === "documentary")).toBe(true);
     expect((await failure(profile, "pause_video")).code).toBe("not_playing");
@@ -181,14 +140,14 @@ describe("video app", () => {
   });
 
   it("keeps a watch list that persists, and undo reverts it", async () => {
-    const path = temporaryDatabase();
-    const first = open({ databasePath: path });
+    const path = profiles.temporaryDatabase();
+    const first = profiles.open({ databasePath: path });
     expect(await call(first, "add_to_watch_list", { title: "Red Line" })).toEqual({ added: "Red Line", watch_list_size: 4 });
     expect((await failure(first, "add_to_watch_list", { title: "Red Line" })).code).toBe("already_in_watch_list");
     expect(await call(first, "remove_from_watch_list", { title: "Seven Hills" })).toEqual({ removed: "Seven Hills", watch_list_size: 3 });
     expect((await failure(first, "remove_from_watch_list", { title: "Atlas Run" })).code).toBe("not_found");
     first.close();
-    const second = open({ databasePath: path });
+    const second = profiles.open({ databasePath: path });
     const titles = ((await call(second, "list_watch_list")).videos as { title: string }[]).map((video) => video.title);
     expect(titles).toEqual(["Orbit Nine", "Wild Iberia", "Red Line"]);
     await second.store.undo();
@@ -210,7 +169,7 @@ describe("photos app", () => {
   });
 
   it("searches by day, place, tag and person", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const saturday = await call(profile, "search_photos", { date: "Saturday" });
     expect(saturday.date).toBe("2026-11-28");
     const yesterdayButOne = await call(profile, "search_photos", { date: "2026-11-29" });
@@ -228,7 +187,7 @@ describe("photos app", () => {
   });
 
   it("creates albums, adds and tags photos", async () => {
-    const profile = open();
+    const profile = profiles.open();
     expect(await call(profile, "create_photo_album", { name: "Best of 2026", photo_ids: ["photo-1", "photo-4"] })).toMatchObject({ photos: 2 });
     expect((await failure(profile, "create_photo_album", { name: "best of 2026" })).code).toBe("album_exists");
     expect(await call(profile, "add_photos_to_album", { album: "Best of 2026", photo_ids: ["photo-4", "photo-7"] })).toMatchObject({ added: ["photo-7"], photos: 3 });
@@ -241,7 +200,7 @@ describe("photos app", () => {
   });
 
   it("shares a photo and an album with contacts, failing offline or for strangers", async () => {
-    const profile = open();
+    const profile = profiles.open();
     expect(await call(profile, "share_photo", { photo_id: "photo-1", contact: "Maria" })).toMatchObject({ with: "Maria Lopez", email: "maria.lopez@example.com" });
     expect(await call(profile, "share_photo_album", { album: "Family", contact: "mom" })).toMatchObject({ with: "Mom", photos: 10 });
     expect((await failure(profile, "share_photo", { photo_id: "photo-1", contact: "Bob Stranger" })).code).toBe("unknown_contact");
@@ -254,8 +213,7 @@ describe("photos app", () => {
   });
 
   it("shares with a person added in the contacts app, and refuses one with no email", async () => {
-    const profile = Profile.open({ databasePath: ":memory:", seed: "demo", clock: CLOCK, timeZone: ZONE, apps: [photosApp, contactsApp], home: tmpdir() });
-    opened.push(profile);
+    const profile = profiles.open({ apps: [photosApp, contactsApp] });
     const addContact = contactsApp.tools.find((candidate) => candidate.name === "add_contact")!;
     await profile.runTool(addContact, { name: "Rita Costa", email: "rita@example.com" });
     await profile.runTool(addContact, { name: "Zeca Phone", phone: "+351 912 345 678" });
@@ -264,11 +222,11 @@ describe("photos app", () => {
   });
 
   it("keeps albums across a reopened database; undo removes a new album", async () => {
-    const path = temporaryDatabase();
-    const first = open({ databasePath: path });
+    const path = profiles.temporaryDatabase();
+    const first = profiles.open({ databasePath: path });
     await call(first, "create_photo_album", { name: "Lisbon lights", photo_ids: ["photo-4"] });
     first.close();
-    const second = open({ databasePath: path });
+    const second = profiles.open({ databasePath: path });
     expect((await call(second, "search_photos", { album: "Lisbon lights" })).count).toBe(1);
     await second.store.undo();
     expect((await failure(second, "search_photos", { album: "Lisbon lights" })).code).toBe("not_found");
@@ -287,7 +245,7 @@ describe("recipes app", () => {
   });
 
   it("searches by ingredient, tag and time", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const quickVegan = await call(profile, "search_recipes", { query: "vegan", max_minutes: 15 });
     expect((quickVegan.recipes as { name: string }[]).map((recipe) => recipe.name)).toEqual(expect.arrayContaining(["Gazpacho", "Guacamole", "Hummus"]));
     const cod = await call(profile, "search_recipes", { query: "salted cod" });
@@ -296,7 +254,7 @@ describe("recipes app", () => {
   });
 
   it("gets and scales a recipe with quantities scaled", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const recipe = await call(profile, "get_recipe", { recipe: "Tortilla Española" });
     expect(recipe).toMatchObject({ servings: 4 });
     expect(recipe.ingredients).toContain("6 eggs");
@@ -310,7 +268,7 @@ describe("recipes app", () => {
   });
 
   it("adds scaled ingredients to the shared shopping list, summing and skipping", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const added = await call(profile, "add_recipe_to_shopping_list", { recipe: "Caldo Verde", servings: 2, skip: ["water", "olive oil"] });
     expect(added.added).toEqual(expect.arrayContaining(["potatoes 300 g", "garlic 1 clove", "kale 100 g"]));
     expect(added.added).not.toEqual(expect.arrayContaining([expect.stringContaining("water")]));
@@ -327,11 +285,11 @@ describe("recipes app", () => {
   });
 
   it("rounds counted ingredients up on the list, and the list persists", async () => {
-    const path = temporaryDatabase();
-    const first = open({ databasePath: path });
+    const path = profiles.temporaryDatabase();
+    const first = profiles.open({ databasePath: path });
     await call(first, "add_recipe_to_shopping_list", { recipe: "Shakshuka", servings: 1 });
     first.close();
-    const second = open({ databasePath: path });
+    const second = profiles.open({ databasePath: path });
     const items = (await call(second, "view_shopping_list")).items as { item: string; quantity: number }[];
     expect(items.find((item) => item.item === "eggs")?.quantity).toBe(2);
     expect(items.find((item) => item.item === "onion")?.quantity).toBe(1);
@@ -351,7 +309,7 @@ describe("fitness app", () => {
   });
 
   it("logs a workout with a calorie estimate and counts it toward the week", async () => {
-    const profile = open();
+    const profile = profiles.open();
     const logged = await call(profile, "log_workout", { type: "Running", minutes: 30, distance_km: 5 });
     expect(logged).toMatchObject({ logged: { date: "2026-12-01", type: "running", calories: 343 }, this_week: { workouts: 2, active_minutes: 58 } });
     const yesterday = await call(profile, "log_workout", { type: "yoga", minutes: "45", date: "yesterday" });
@@ -361,7 +319,7 @@ describe("fitness app", () => {
   });
 
   it("refuses future dates, impossible speeds and distances that make no sense", async () => {
-    const profile = open();
+    const profile = profiles.open();
     expect((await failure(profile, "log_workout", { type: "running", minutes: 30, date: "tomorrow" })).code).toBe("date_in_future");
     expect((await failure(profile, "log_workout", { type: "running", minutes: 10, distance_km: 20 })).code).toBe("implausible_workout");
     expect((await failure(profile, "log_workout", { type: "yoga", minutes: 30, distance_km: 2 })).code).toBe("invalid_argument");
@@ -369,13 +327,13 @@ describe("fitness app", () => {
   });
 
   it("adds steps to a day and reports the daily goal", async () => {
-    const profile = open();
+    const profile = profiles.open();
     expect(await call(profile, "log_steps", { steps: 7000 })).toMatchObject({ date: "2026-12-01", steps: 10780, daily_goal: 10000, goal_met: true });
     expect((await failure(profile, "log_steps", { steps: 95000 })).code).toBe("implausible_steps");
   });
 
   it("sets goals and shows progress", async () => {
-    const profile = open();
+    const profile = profiles.open();
     expect(await call(profile, "set_fitness_goal", { goal: "weekly distance km", target: 20 })).toMatchObject({ goal: "weekly_distance_km", target: 20, progress: { done: 4.6 } });
     expect((await failure(profile, "set_fitness_goal", { goal: "weekly_workouts", target: 90 })).code).toBe("invalid_argument");
     const progress = await call(profile, "get_fitness_progress");
@@ -385,12 +343,12 @@ describe("fitness app", () => {
   });
 
   it("deletes a workout; undo and a reopened database bring it back", async () => {
-    const path = temporaryDatabase();
-    const first = open({ databasePath: path });
+    const path = profiles.temporaryDatabase();
+    const first = profiles.open({ databasePath: path });
     expect(await call(first, "delete_workout", { workout_id: "workout-8" })).toMatchObject({ deleted: { type: "running" } });
     expect((await failure(first, "delete_workout", { workout_id: "workout-8" })).code).toBe("workout_not_found");
     first.close();
-    const second = open({ databasePath: path });
+    const second = profiles.open({ databasePath: path });
     expect((await call(second, "get_fitness_progress")).workouts_this_week).toBe(0);
     await second.store.undo();
     expect((await call(second, "get_fitness_progress")).workouts_this_week).toBe(1);

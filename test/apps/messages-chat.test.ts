@@ -6,22 +6,12 @@ import { readSettings, writeSettings } from "../../src/apps/device/connectivity.
 import { contactsApp } from "../../src/apps/messages/contacts.js";
 import { messagesApp, messagesCollection, readAccount, receiveMessage, writeAccount } from "../../src/apps/messages/messages.js";
 import { Profile } from "../../src/apps/profile.js";
-import { toolFinder } from "./support.js";
+import { failure, risks, toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
 
 const tool = toolFinder(messagesApp);
-
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    const { code, message } = error as { code: string; message: string };
-    return { code, message };
-  }
-  throw new Error("expected the call to fail");
-}
 
 interface ShownMessage {
   message_id: string;
@@ -52,8 +42,7 @@ describe("messages app", () => {
   const messageCount = (): number => profile.store.read((tx) => messagesCollection(tx).all().length);
 
   it("declares risk classes and marks tools that return others' words as untrusted", () => {
-    const risks = Object.fromEntries(messagesApp.tools.map((candidate) => [candidate.name, candidate.risk]));
-    expect(risks).toEqual({
+    expect(risks(messagesApp)).toEqual({
       list_conversations: "read",
       read_messages: "read",
       search_messages: "read",

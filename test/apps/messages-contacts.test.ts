@@ -5,22 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Profile } from "../../src/apps/profile.js";
 import { contactsApp, type Contact } from "../../src/apps/messages/contacts.js";
 import { toolSpec } from "../../src/tools/tool.js";
-import { toolFinder } from "./support.js";
+import { failure, risks, toolFinder } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
 
 const tool = toolFinder(contactsApp);
-
-async function failure(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    const { code, message } = error as { code: string; message: string };
-    return { code, message };
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("contacts app", () => {
   let directory: string;
@@ -39,7 +29,7 @@ describe("contacts app", () => {
   });
 
   it("declares risk classes and schemas a model can read", () => {
-    expect(Object.fromEntries(contactsApp.tools.map((candidate) => [candidate.name, candidate.risk]))).toEqual({
+    expect(risks(contactsApp)).toEqual({
       list_contacts: "read",
       find_contact: "read",
       add_contact: "write",

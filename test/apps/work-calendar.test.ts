@@ -7,7 +7,7 @@ import { filesApp } from "../../src/apps/device/files.js";
 import { FILES_DIRECTORY_META } from "../../src/apps/device/sandbox.js";
 import { Profile } from "../../src/apps/profile.js";
 import { calendarApp } from "../../src/apps/work/calendar.js";
-import { failure, toolFinder, toolRunner } from "./support.js";
+import { failure, risks, toolFinder, toolRunner } from "./support.js";
 
 // Tuesday 1 December 2026, 09:00 in Lisbon.
 const CLOCK = "2026-12-01T09:00:00Z";
@@ -38,7 +38,7 @@ afterEach(() => {
 
 describe("calendar app", () => {
   it("declares the risk class of every tool", () => {
-    expect(Object.fromEntries(calendarApp.tools.map((candidate) => [candidate.name, candidate.risk]))).toEqual({
+    expect(risks(calendarApp)).toEqual({
       create_event: "write",
       list_events: "read",
       find_events: "read",

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { settingsApp } from "../../src/apps/device/settings.js";
 import { Profile } from "../../src/apps/profile.js";
 import { docsApp } from "../../src/apps/work/docs.js";
-import { failure, toolFinder, toolRunner } from "./support.js";
+import { failure, risks, toolFinder, toolRunner } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -26,7 +26,7 @@ afterEach(() => {
 
 describe("docs app", () => {
   it("declares the risk class of every tool", () => {
-    expect(Object.fromEntries(docsApp.tools.map((candidate) => [candidate.name, candidate.risk]))).toEqual({
+    expect(risks(docsApp)).toEqual({
       create_document: "write",
       list_documents: "read",
       read_document: "read",

@@ -7,7 +7,7 @@ import { FILES_DIRECTORY_META } from "../../src/apps/device/sandbox.js";
 import { settingsApp } from "../../src/apps/device/settings.js";
 import { Profile } from "../../src/apps/profile.js";
 import { emailApp, emailCollection, readMailAccount } from "../../src/apps/work/email.js";
-import { failure, toolFinder, toolRunner } from "./support.js";
+import { failure, risks, toolFinder, toolRunner } from "./support.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ZONE = "Europe/Lisbon";
@@ -63,7 +63,7 @@ afterEach(() => {
 
 describe("email app", () => {
   it("declares the risk class and trust of every tool", () => {
-    expect(Object.fromEntries(emailApp.tools.map((candidate) => [candidate.name, candidate.risk]))).toEqual({
+    expect(risks(emailApp)).toEqual({
       list_emails: "read",
       read_email: "read",
       search_email: "read",

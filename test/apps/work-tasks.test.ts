@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Profile } from "../../src/apps/profile.js";
 import { tasksApp } from "../../src/apps/work/tasks.js";
-import { failure, toolFinder, toolRunner } from "./support.js";
+import { failure, risks, toolFinder, toolRunner } from "./support.js";
 
 // Tuesday 1 December 2026, 09:00 in Lisbon.
 const CLOCK = "2026-12-01T09:00:00Z";
@@ -25,7 +25,7 @@ afterEach(() => {
 
 describe("tasks app", () => {
   it("declares the risk class of every tool", () => {
-    expect(Object.fromEntries(tasksApp.tools.map((candidate) => [candidate.name, candidate.risk]))).toEqual({
+    expect(risks(tasksApp)).toEqual({
       add_task: "write",
       list_tasks: "read",
       search_tasks: "read",
