@@ -19,22 +19,7 @@ import {
 import { UndoRegistry } from "./undo.js";
 
 // The store's public names stay importable from this module; each lives in the file for its job.
-export {
-  StoreError,
-  type ActionInfo,
-  type ActionRecord,
-  type Change,
-  type Collection,
-  type DatabaseHandle,
-  type ExternalChange,
-  type Migration,
-  type RestoredRecord,
-  type RestoreListener,
-  type StoreTransaction,
-  type UndoCheck,
-  type UndoHandler,
-  type UndoneAction,
-} from "./types.js";
+export * from "./types.js";
 
 /**
  * One SQLite file per profile (WAL). App state lives in journaled records, so

@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, writeSettings } from "../../src/apps/device/connectivity.js";
 import { errandsApps } from "../../src/apps/errands/index.js";
@@ -8,7 +9,7 @@ import { travelApp } from "../../src/apps/errands/travel.js";
 import type { Profile } from "../../src/apps/profile.js";
 import { risks, TestProfiles, toolFailure, toolFinder, toolRunner } from "./support.js";
 
-const profiles = new TestProfiles(errandsApps, "botpsy-errands-");
+const profiles = new TestProfiles({ apps: errandsApps, home: tmpdir() }, "botpsy-errands-");
 
 const tool = toolFinder(...errandsApps);
 

@@ -1,9 +1,10 @@
+import { tmpdir } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { carApp } from "../../src/apps/errands/car.js";
 import { mapsApp } from "../../src/apps/errands/maps.js";
 import { risks, TestProfiles, toolFailure, toolFinder, toolRunner } from "./support.js";
 
-const profiles = new TestProfiles([carApp, mapsApp], "botpsy-car-");
+const profiles = new TestProfiles({ apps: [carApp, mapsApp], home: tmpdir() }, "botpsy-car-");
 
 const tool = toolFinder(carApp);
 

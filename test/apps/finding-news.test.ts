@@ -1,16 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readSettings, writeSettings } from "../../src/apps/device/connectivity.js";
 import { addExtraNewsItem, newsApp, parseRss } from "../../src/apps/finding/news.js";
 import { Profile } from "../../src/apps/profile.js";
-import { failure, toolFinder } from "./support.js";
-
-const CLOCK = "2026-12-01T09:00:00Z";
-const ZONE = "Europe/Lisbon";
+import { failure, TEST_CLOCK, TestProfiles, toolFinder } from "./support.js";
 
 const tool = toolFinder(newsApp);
 
@@ -31,24 +25,22 @@ const RSS = `<?xml version="1.0"?>
 </channel></rss>`;
 
 describe("news app", () => {
-  let directory: string;
+  const profiles = new TestProfiles({ apps: [newsApp] }, "botpsy-news-");
   let databasePath: string;
   let profile: Profile;
   const servers: Server[] = [];
 
   const open = (providers: Record<string, string> = {}): Profile =>
-    Profile.open({ databasePath, seed: "demo", clock: CLOCK, timeZone: ZONE, apps: [newsApp], providers });
+    profiles.open({ databasePath, providers });
 
   beforeEach(() => {
-    directory = mkdtempSync(join(tmpdir(), "botpsy-news-"));
-    databasePath = join(directory, "profile.db");
+    databasePath = profiles.temporaryDatabase();
     profile = open();
   });
 
   afterEach(async () => {
-    profile.close();
+    profiles.closeAll();
     for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
-    rmSync(directory, { recursive: true, force: true });
   });
 
   it("declares risk classes; tools returning articles are untrusted", () => {
@@ -148,7 +140,7 @@ describe("news app", () => {
   });
 
   it("parses RSS 2.0 items", () => {
-    const items = parseRss(RSS, new Date(CLOCK));
+    const items = parseRss(RSS, new Date(TEST_CLOCK));
     expect(items).toHaveLength(2);
     expect(items[0]).toMatchObject({
       id: "rss-1",

@@ -1,16 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readSettings, writeSettings } from "../../src/apps/device/connectivity.js";
 import { addExtraPage, bundledWebPages, webApp } from "../../src/apps/finding/web.js";
 import { Profile } from "../../src/apps/profile.js";
-import { failure, toolFinder } from "./support.js";
-
-const CLOCK = "2026-12-01T09:00:00Z";
-const ZONE = "Europe/Lisbon";
+import { failure, TEST_CLOCK, TEST_ZONE, TestProfiles, toolFinder } from "./support.js";
 
 const tool = toolFinder(webApp);
 
@@ -30,24 +24,22 @@ interface SearchResult {
 }
 
 describe("web app", () => {
-  let directory: string;
+  const profiles = new TestProfiles({ apps: [webApp] }, "botpsy-web-");
   let databasePath: string;
   let profile: Profile;
   const servers: Server[] = [];
 
   const open = (providers: Record<string, string> = {}): Profile =>
-    Profile.open({ databasePath, seed: "demo", clock: CLOCK, timeZone: ZONE, apps: [webApp], providers });
+    profiles.open({ databasePath, providers });
 
   beforeEach(() => {
-    directory = mkdtempSync(join(tmpdir(), "botpsy-web-"));
-    databasePath = join(directory, "profile.db");
+    databasePath = profiles.temporaryDatabase();
     profile = open();
   });
 
   afterEach(async () => {
-    profile.close();
+    profiles.closeAll();
     for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
-    rmSync(directory, { recursive: true, force: true });
   });
 
   it("bundles a few thousand pages over many topics", () => {
@@ -119,7 +111,7 @@ describe("web app", () => {
     const found = (await profile.runTool(tool("search_web"), { query: "zorblax refund" })).value as SearchResult;
     expect(found.results[0]).toMatchObject({ url: "https://deals.example/zorblax-coupon", site: "deals.example" });
     // The shared index is left as it was: a search in another profile does not see the planted page.
-    const other = Profile.open({ databasePath: ":memory:", clock: CLOCK, timeZone: ZONE, apps: [webApp] });
+    const other = Profile.open({ databasePath: ":memory:", clock: TEST_CLOCK, timeZone: TEST_ZONE, apps: [webApp] });
     expect(((await other.runTool(tool("search_web"), { query: "zorblax" })).value as SearchResult).count).toBe(0);
     other.close();
 

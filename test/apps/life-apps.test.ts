@@ -1,3 +1,4 @@
+import { tmpdir } from "node:os";
 import { afterEach, describe, expect, it } from "vitest";
 import { DEFAULT_SETTINGS, writeSettings } from "../../src/apps/device/connectivity.js";
 import { shoppingApp } from "../../src/apps/errands/shopping.js";
@@ -12,7 +13,7 @@ import { videoApp } from "../../src/apps/life/video.js";
 import { risks, TestProfiles, toolFailure, toolFinder, toolRunner } from "./support.js";
 
 const APPS = [...lifeApps, shoppingApp];
-const profiles = new TestProfiles(APPS, "botpsy-life-");
+const profiles = new TestProfiles({ apps: APPS, home: tmpdir() }, "botpsy-life-");
 
 const tool = toolFinder(...APPS);
 

@@ -1,15 +1,9 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readSettings, writeSettings } from "../../src/apps/device/connectivity.js";
 import { contactsApp } from "../../src/apps/messages/contacts.js";
 import { messagesApp, messagesCollection, readAccount, receiveMessage, writeAccount } from "../../src/apps/messages/messages.js";
 import { Profile } from "../../src/apps/profile.js";
-import { failure, risks, toolFinder } from "./support.js";
-
-const CLOCK = "2026-12-01T09:00:00Z";
-const ZONE = "Europe/Lisbon";
+import { failure, risks, TestProfiles, toolFinder } from "./support.js";
 
 const tool = toolFinder(messagesApp);
 
@@ -22,22 +16,18 @@ interface ShownMessage {
 }
 
 describe("messages app", () => {
-  let directory: string;
+  const profiles = new TestProfiles({ apps: [contactsApp, messagesApp] }, "botpsy-messages-");
   let databasePath: string;
   let profile: Profile;
 
-  const open = (): Profile => Profile.open({ databasePath, seed: "demo", clock: CLOCK, timeZone: ZONE, apps: [contactsApp, messagesApp] });
+  const open = (): Profile => profiles.open({ databasePath });
 
   beforeEach(() => {
-    directory = mkdtempSync(join(tmpdir(), "botpsy-messages-"));
-    databasePath = join(directory, "profile.db");
+    databasePath = profiles.temporaryDatabase();
     profile = open();
   });
 
-  afterEach(() => {
-    profile.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  afterEach(() => profiles.closeAll());
 
   const messageCount = (): number => profile.store.read((tx) => messagesCollection(tx).all().length);
 

@@ -1,32 +1,22 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Profile } from "../../src/apps/profile.js";
 import { contactsApp, type Contact } from "../../src/apps/messages/contacts.js";
 import { toolSpec } from "../../src/tools/tool.js";
-import { failure, risks, toolFinder } from "./support.js";
-
-const CLOCK = "2026-12-01T09:00:00Z";
-const ZONE = "Europe/Lisbon";
+import { failure, risks, TestProfiles, toolFinder } from "./support.js";
 
 const tool = toolFinder(contactsApp);
 
 describe("contacts app", () => {
-  let directory: string;
+  const profiles = new TestProfiles({ apps: [contactsApp] }, "botpsy-contacts-");
   let databasePath: string;
   let profile: Profile;
 
   beforeEach(() => {
-    directory = mkdtempSync(join(tmpdir(), "botpsy-contacts-"));
-    databasePath = join(directory, "profile.db");
-    profile = Profile.open({ databasePath, seed: "demo", clock: CLOCK, timeZone: ZONE, apps: [contactsApp] });
+    databasePath = profiles.temporaryDatabase();
+    profile = profiles.open({ databasePath });
   });
 
-  afterEach(() => {
-    profile.close();
-    rmSync(directory, { recursive: true, force: true });
-  });
+  afterEach(() => profiles.closeAll());
 
   it("declares risk classes and schemas a model can read", () => {
     expect(risks(contactsApp)).toEqual({
@@ -65,7 +55,7 @@ describe("contacts app", () => {
       .value as { contact: Contact };
     expect(added.contact.id).toMatch(/^contact-\d+$/);
     profile.close();
-    profile = Profile.open({ databasePath, apps: [contactsApp] });
+    profile = profiles.reopen(databasePath);
     const found = (await profile.runTool(tool("find_contact"), { query: "Rita" })).value as { contacts: Contact[] };
     expect(found.contacts[0]).toMatchObject({ name: "Rita Costa", phone: "+351 912 345 678", relation: "neighbour" });
     const undone = await profile.store.undo();

@@ -43,21 +43,28 @@ export function toolFailure(tool: (name: string) => Tool): (profile: Profile, na
 
 /**
  * The profiles a test file opens, on the test clock and zone with the same
- * apps, and the folders of their databases: `closeAll` (after each test)
- * closes the profiles and removes the folders.
+ * apps (and other `defaults`), and the folders of their databases:
+ * `closeAll` (after each test) closes the profiles and removes the folders.
  */
 export class TestProfiles {
   private readonly opened: Profile[] = [];
   private readonly folders: string[] = [];
 
   constructor(
-    private readonly apps: App[],
+    private readonly defaults: ProfileOptions & { apps: App[] },
     private readonly folderPrefix = "botpsy-apps-",
   ) {}
 
-  /** A demo profile in memory, with the file's apps, unless `options` say otherwise. */
+  /** A demo profile in memory unless `defaults` or `options` say otherwise. */
   open(options: ProfileOptions = {}): Profile {
-    const profile = Profile.open({ databasePath: ":memory:", seed: "demo", clock: TEST_CLOCK, timeZone: TEST_ZONE, home: tmpdir(), apps: this.apps, ...options });
+    const profile = Profile.open({ databasePath: ":memory:", seed: "demo", clock: TEST_CLOCK, timeZone: TEST_ZONE, ...this.defaults, ...options });
+    this.opened.push(profile);
+    return profile;
+  }
+
+  /** Open `databasePath` again as it was left: its stored clock and zone, nothing seeded from here. */
+  reopen(databasePath: string): Profile {
+    const profile = Profile.open({ databasePath, apps: this.defaults.apps });
     this.opened.push(profile);
     return profile;
   }

@@ -3,7 +3,7 @@ import { defineTool, ToolError } from "../../tools/tool.js";
 import type { StoreTransaction } from "../../store/store.js";
 import type { App, AppNotification } from "../app.js";
 import { formatDate, formatTime, instantOf, parseTimeOfDay, zonedParts, type Clock } from "../time.js";
-import { addDays } from "../time.js";
+import { addDays, clockOf } from "../time.js";
 
 export const ALARMS_APP = "alarms";
 /** Phones cap their alarm list; so do we, with an error that says what to do. */
@@ -137,7 +137,7 @@ const setAlarm = defineTool({
   }),
   risk: "write",
   run: ({ time, label, repeat }, context) => {
-    const clock = { now: context.now(), timeZone: context.timeZone };
+    const clock = clockOf(context);
     const normalised = parseTimeOfDay(time, clock, "time");
     const days = repeat === undefined ? [] : parseRepeat(repeat);
     const collection = alarms(context.store);
@@ -164,7 +164,7 @@ const listAlarms = defineTool({
   input: z.object({}),
   risk: "read",
   run: (_args, context) => {
-    const clock = { now: context.now(), timeZone: context.timeZone };
+    const clock = clockOf(context);
     const all = alarms(context.store).all().sort((a, b) => a.time.localeCompare(b.time));
     return { alarms: all.map((alarm) => summary(alarm, clock)), count: all.length };
   },
@@ -182,7 +182,7 @@ const changeAlarm = defineTool({
   }),
   risk: "write",
   run: ({ alarm, time, label, repeat, enabled }, context) => {
-    const clock = { now: context.now(), timeZone: context.timeZone };
+    const clock = clockOf(context);
     if (time === undefined && label === undefined && repeat === undefined && enabled === undefined) {
       throw new ToolError("nothing_to_change", "Say what to change: time, label, repeat or enabled.");
     }
@@ -205,7 +205,7 @@ const deleteAlarm = defineTool({
   input: z.object({ alarm: alarmField }),
   risk: "destructive",
   run: ({ alarm }, context) => {
-    const clock = { now: context.now(), timeZone: context.timeZone };
+    const clock = clockOf(context);
     const found = findAlarm(context.store, alarm, clock);
     alarms(context.store).delete(found.id);
     return { deleted: found.id, time: found.time, label: found.label };
@@ -221,7 +221,7 @@ const snoozeAlarm = defineTool({
   }),
   risk: "write",
   run: ({ alarm, minutes = DEFAULT_SNOOZE_MINUTES }, context) => {
-    const clock = { now: context.now(), timeZone: context.timeZone };
+    const clock = clockOf(context);
     const found = findAlarm(context.store, alarm, clock);
     if (!found.enabled) {
       throw new ToolError("alarm_off", `Alarm ${found.id} is off, so it cannot be snoozed. Turn it on with change_alarm(alarm="${found.id}", enabled=true).`);
@@ -260,7 +260,7 @@ export const alarmsApp: App = {
     return found;
   },
   view(tx, environment) {
-    const clock = { now: environment.now(), timeZone: environment.timeZone };
+    const clock = clockOf(environment);
     const all = alarms(tx).all().sort((a, b) => a.time.localeCompare(b.time));
     const data = all.map((alarm) => summary(alarm, clock));
     const text =

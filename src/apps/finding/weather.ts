@@ -4,6 +4,7 @@ import type { App } from "../app.js";
 import { requireConnectivity } from "../device/connectivity.js";
 import { PERSONA } from "../persona.js";
 import { formatDate, parseWhen, today, zonedParts } from "../time.js";
+import { clockOf } from "../time.js";
 import { fetchJson, providerUrl, readDataFile, rememberProviders, withQuery } from "./providers.js";
 
 export const WEATHER_APP = "weather";
@@ -189,7 +190,7 @@ function wantsFahrenheit(units: string | undefined): boolean {
 
 /** The local date `text` names, checked to be within the forecast range. */
 function forecastDate(text: string, context: ToolContext): string {
-  const clock = { now: context.now(), timeZone: context.timeZone };
+  const clock = clockOf(context);
   const first = today(clock);
   const date = parseWhen(text, clock, "date").date;
   const [year, month, day] = first.split("-").map(Number) as [number, number, number];

@@ -273,7 +273,7 @@ export const tasksApp: App = {
   description: "To-do lists with due dates and priorities.",
   tools: [addTask, listTasks, searchTasks, completeTask, updateTask, deleteTask, createTaskList],
   seed(tx, environment) {
-    const clock = { now: environment.now(), timeZone: environment.timeZone };
+    const clock = clockOf(environment);
     const start = today(clock);
     for (const name of ["Personal", "Work", "Errands"]) lists(tx).put(listId(name), { id: listId(name), name });
     const seeded: Omit<Task, "id" | "createdAt" | "done">[] = [
@@ -304,7 +304,7 @@ export const tasksApp: App = {
     });
   },
   view(tx, environment) {
-    const clock = { now: environment.now(), timeZone: environment.timeZone };
+    const clock = clockOf(environment);
     const lines: string[] = [];
     const data: Record<string, unknown>[] = [];
     for (const list of lists(tx).all()) {
