@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import config, { MODEL_LOADING_CALLS, MODEL_TEST_MARKERS, splitTestFiles, TEST_MODEL_VARIABLE } from "../../vitest.config.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 /**
  * A model-free check that the real-model tests cannot slow each other down:
@@ -87,7 +87,7 @@ describe("the model tests run alone, on two threads at most", () => {
   });
 
   it("sorts files by what they do: markers, the .model.test.ts name, or a fixture that loads the model", () => {
-    const root = mkdtempSync(join(tmpdir(), "botpsy-split-"));
+    const root = makeTempDir("botpsy-split-");
     mkdirSync(join(root, "area", "fixtures"), { recursive: true });
     const [firstLoader] = MODEL_LOADING_CALLS;
     writeFileSync(join(root, "area", "plain.test.ts"), 'it("adds", () => expect(1 + 1).toBe(2));\n');

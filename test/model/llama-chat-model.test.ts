@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "../../src/model/errors.js";
 import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
 import type { ChatMessage, ToolSpec } from "../../src/model/types.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 /**
  * Real inference on SmolLM2-135M-Instruct (pulled by the global setup). The
@@ -196,10 +196,7 @@ describe("LlamaChatModel on SmolLM2-135M", () => {
 describe("loading bad model files", () => {
   let directory = "";
   beforeAll(() => {
-    directory = mkdtempSync(join(tmpdir(), "botpsy-bad-models-"));
-  });
-  afterAll(() => {
-    rmSync(directory, { recursive: true, force: true });
+    directory = makeTempDir("botpsy-bad-models-");
   });
 
   it("names a missing file", async () => {
