@@ -36,6 +36,8 @@ export interface EvalSettings {
     parallelCalls?: boolean;
     /** Injection suite: the protection the agent ran with (see `DEFENSE_SETTINGS`). */
     defenses?: string;
+    /** A suite with dev and test splits (apps): which scenarios ran (see `eval/splits.ts`). Absent for other suites. */
+    split?: "dev" | "test" | "all";
   };
   botpsyVersion: string;
 }

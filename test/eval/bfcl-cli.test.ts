@@ -12,6 +12,7 @@ import { caseResults, readResults, runRecords } from "../../src/eval/results.js"
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import type { ChatModel } from "../../src/model/types.js";
 import { botpsyEval } from "./eval-command.js";
+import { chromiumExecutable } from "../support/chromium.js";
 
 /**
  * `botpsy eval run bfcl` through the command's own parsing and action, with
@@ -145,7 +146,7 @@ describe("botpsy eval run bfcl", () => {
     expect(html).toContain("<h2>BFCL</h2>");
     expect(html).toContain("BFCL per category");
     expect(html).toContain("<svg");
-    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
+    const browser = await chromium.launch({ executablePath: chromiumExecutable(), args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"] });
     try {
       const page = await browser.newPage();
       await page.goto(`file://${join(reportDirectory, "report.html")}`);

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { EvalCommandDependencies } from "../../src/cli/commands/eval.js";
@@ -8,6 +7,7 @@ import { CompromisedModel } from "../../src/eval/injection/compromised-model.js"
 import { computeMetrics } from "../../src/eval/metrics.js";
 import { caseResults, readResults, runRecords } from "../../src/eval/results.js";
 import { botpsyEval } from "./eval-command.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 /**
  * `botpsy eval run injection` through the command's own parsing and action,
@@ -26,7 +26,7 @@ describe("botpsy eval run injection", () => {
   let stderr: ReturnType<typeof vi.spyOn>;
 
   beforeEach(() => {
-    directory = mkdtempSync(join(tmpdir(), "botpsy-injection-cli-"));
+    directory = makeTempDir("botpsy-injection-cli-");
     stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
   });
   afterEach(() => stderr.mockRestore());

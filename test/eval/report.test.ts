@@ -1,11 +1,12 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { computeMetrics } from "../../src/eval/metrics.js";
 import { compareResults, formatComparison, writeReport } from "../../src/eval/report.js";
 import { settingsKey, type CaseResult, type EvalSettings, type ResultLine } from "../../src/eval/results.js";
+import { chromiumExecutable } from "../support/chromium.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 function settingsFor(model: string): EvalSettings {
   return { suite: "apps", model: { id: model, sha256: "ab".repeat(32) }, options: { thinking: "off", seed: 1, temperature: 0, maxSteps: 10, maxTokens: 512 }, botpsyVersion: "test" };
@@ -49,7 +50,7 @@ function resultsFile(directory: string, model: string, passes: (index: number) =
 }
 
 describe("the evaluation report", () => {
-  const directory = mkdtempSync(join(tmpdir(), "botpsy-report-"));
+  const directory = makeTempDir("botpsy-report-");
   const a = resultsFile(directory, "model-a", (index) => index % 2 === 0);
   const b = resultsFile(directory, "model-b", (index) => index % 3 !== 0);
 
@@ -78,7 +79,7 @@ describe("the evaluation report", () => {
     expect(html).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org)/);
 
     const browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
+      executablePath: chromiumExecutable(),
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
     });
     try {

@@ -1,11 +1,11 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { caseResults, readResults } from "../../src/eval/results.js";
 import { loadScenarios } from "../../src/eval/scenario.js";
 import { suiteDirectory } from "../../src/eval/suites.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 const runner = resolve("test/eval/fixtures/run-slow-suite.ts");
 const scenarioFile = join(suiteDirectory("apps"), "device.json");
@@ -21,7 +21,7 @@ function start(out: string, delayMs: number) {
 
 describe("an evaluation run killed in the middle", () => {
   it("resumes where it stopped: every case once, none lost", { timeout: 240_000 }, async () => {
-    const out = join(mkdtempSync(join(tmpdir(), "botpsy-resume-")), "results.jsonl");
+    const out = join(makeTempDir("botpsy-resume-"), "results.jsonl");
     const total = loadScenarios(scenarioFile).length;
 
     const first = start(out, 60);

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { botpsyAgentFactory } from "../../src/eval/agent-factory.js";
@@ -10,6 +9,7 @@ import { runSuite } from "../../src/eval/run-suite.js";
 import { runScenario } from "../../src/eval/runner.js";
 import { parseScenario, type Scenario, type ScenarioInput } from "../../src/eval/scenario.js";
 import { ScriptedModel, type ScriptedTurn } from "../../src/testing/scripted-model.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 const settings: EvalSettings = {
   suite: "test",
@@ -152,7 +152,7 @@ describe("runner on the real apps with a scripted model", () => {
 
 describe("runSuite", () => {
   it("appends results as JSONL with the settings, and skips finished cases when run again", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "botpsy-eval-"));
+    const directory = makeTempDir("botpsy-eval-");
     const out = join(directory, "results.jsonl");
     const scenarios = [frankReminder, alarmAtSeven, poem].map((input) => parseScenario(input));
     const first = await runSuite({ scenarios, model: scripted, agentFactory: botpsyAgentFactory, settings, out, concurrency: 2, limit: 2, progress: false });

@@ -1,14 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import config, { MODEL_LOADING_CALLS, MODEL_TEST_MARKERS, splitTestFiles, TEST_MODEL_VARIABLE } from "../../vitest.config.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 /**
  * A model-free check that the real-model tests cannot slow each other down:
- * they are found, they run one file at a time after the unit files, and each
- * model they load runs on at most two threads (llama.cpp threads spin, so more
- * threads than free cores make every token slower). This file names no model
+ * they are found, they run one file at a time after the unit files, and every
+ * model they load names its threads, one each (llama.cpp threads spin, so more
+ * threads than free cores make every token slower; one thread is right for the
+ * 135M test model on a busy two-core machine). This file names no model
  * loader itself, so that it stays a unit test.
  */
 
@@ -44,35 +45,29 @@ function callArguments(source: string, callee: string): string[] {
   return found;
 }
 
-/** Variables a file fills with the real model's path (`const modelPath = process.env.…`). */
-function testModelVariables(source: string): string[] {
-  const pattern = new RegExp(`(?:const|let)\\s+(\\w+)\\s*=\\s*process\\.env\\.${TEST_MODEL_VARIABLE}\\b`, "g");
-  return [...source.matchAll(pattern)].map((match) => match[1]!);
-}
+/** Most threads a model test may ask for. */
+const MAX_TEST_THREADS = 1;
 
-/** Problems with the threads of the models a test file loads; empty when every load asks for at most two. */
+/** Problems with the threads of the models a test file loads; empty when every load names its threads, one at most. */
 function threadProblems(file: string, source: string): string[] {
   const problems: string[] = [];
-  const variables = testModelVariables(source);
   for (const callee of MODEL_LOADING_CALLS) {
     for (const args of callArguments(source, callee)) {
-      // A key named like the variable (`modelPath: join(…)`) is not the test model; a value or shorthand is.
-      const values = args.replace(/\b\w+\s*:/g, " ");
-      const loadsTestModel = args.includes(TEST_MODEL_VARIABLE) || variables.some((name) => new RegExp(`\\b${name}\\b`).test(values));
       const threads = /\bthreads\s*:\s*(\d+)/.exec(args)?.[1];
-      if (threads !== undefined && Number(threads) > 2) problems.push(`${file}: ${callee}(… threads: ${threads} …) asks for more than two threads`);
-      if (loadsTestModel && threads === undefined) problems.push(`${file}: ${callee}(${args.trim().slice(0, 60)}…) loads the test model without threads: 2 or fewer`);
+      if (threads !== undefined && Number(threads) > MAX_TEST_THREADS) problems.push(`${file}: ${callee}(… threads: ${threads} …) asks for more than ${MAX_TEST_THREADS} thread`);
+      // Even a load that is meant to fail names its threads, so that no load is left to llama.cpp's choice.
+      if (threads === undefined) problems.push(`${file}: ${callee}(${args.trim().slice(0, 60)}…) loads a model without threads: ${MAX_TEST_THREADS}`);
     }
   }
   // The CLI started as a child process with a model must get --threads too.
   const cliModels = source.match(/"--model"/g)?.length ?? 0;
   const cliThreads = [...source.matchAll(/"--threads",\s*"(\d+)"/g)].map((match) => Number(match[1]));
-  if (cliThreads.some((threads) => threads > 2)) problems.push(`${file}: --threads above 2`);
+  if (cliThreads.some((threads) => threads > MAX_TEST_THREADS)) problems.push(`${file}: --threads above ${MAX_TEST_THREADS}`);
   if (cliThreads.length < cliModels) problems.push(`${file}: ${cliModels} CLI run(s) with --model but ${cliThreads.length} with --threads`);
   return problems;
 }
 
-describe("the model tests run alone, on two threads at most", () => {
+describe("the model tests run alone, on one thread each", () => {
   const split = splitTestFiles();
 
   it("finds the files that load the real model, and only those", () => {
@@ -87,11 +82,11 @@ describe("the model tests run alone, on two threads at most", () => {
   });
 
   it("sorts files by what they do: markers, the .model.test.ts name, or a fixture that loads the model", () => {
-    const root = mkdtempSync(join(tmpdir(), "botpsy-split-"));
+    const root = makeTempDir("botpsy-split-");
     mkdirSync(join(root, "area", "fixtures"), { recursive: true });
     const [firstLoader] = MODEL_LOADING_CALLS;
     writeFileSync(join(root, "area", "plain.test.ts"), 'it("adds", () => expect(1 + 1).toBe(2));\n');
-    writeFileSync(join(root, "area", "loads.test.ts"), `const model = await ${firstLoader}({ threads: 2 });\n`);
+    writeFileSync(join(root, "area", "loads.test.ts"), `const model = await ${firstLoader}({ threads: 1 });\n`);
     writeFileSync(join(root, "area", "path.test.ts"), `const path = process.env.${TEST_MODEL_VARIABLE};\n`);
     writeFileSync(join(root, "area", "named.model.test.ts"), "it('runs', () => {});\n");
     writeFileSync(join(root, "area", "fixtures", "child-run.ts"), `await ${firstLoader}({ threads: 1 });\n`);
@@ -112,7 +107,7 @@ describe("the model tests run alone, on two threads at most", () => {
     for (const file of split.model) expect(unit!.exclude).toContain(file);
   });
 
-  it("loads every model of the model tests with two threads at most", () => {
+  it("loads every model of the model tests with threads named, one at most", () => {
     const problems = split.model.flatMap((file) => threadProblems(file, readFileSync(file, "utf8")));
     expect(problems).toEqual([]);
   });
@@ -120,12 +115,12 @@ describe("the model tests run alone, on two threads at most", () => {
   it("tells a load without a thread cap from one with it", () => {
     const [loader] = MODEL_LOADING_CALLS;
     const header = `const modelPath = process.env.${TEST_MODEL_VARIABLE};\n`;
-    expect(threadProblems("ok.ts", `${header}await ${loader}({ model: modelPath!, threads: 2 });`)).toEqual([]);
+    expect(threadProblems("ok.ts", `${header}await ${loader}({ model: modelPath!, threads: 1 });`)).toEqual([]);
     expect(threadProblems("missing.ts", `${header}await ${loader}({ model: modelPath! });`)).toHaveLength(1);
-    expect(threadProblems("many.ts", `${header}await ${loader}({ modelPath, threads: 8 });`)).toEqual([`many.ts: ${loader}(… threads: 8 …) asks for more than two threads`]);
-    // A path that is not the test model (a missing file, say) starts no threads worth capping.
-    expect(threadProblems("absent.ts", `${header}await ${loader}({ modelPath: join(directory, "absent.gguf") });`)).toEqual([]);
+    expect(threadProblems("two.ts", `${header}await ${loader}({ modelPath, threads: 2 });`)).toEqual([`two.ts: ${loader}(… threads: 2 …) asks for more than 1 thread`]);
+    expect(threadProblems("absent.ts", `${header}await ${loader}({ modelPath: join(directory, "absent.gguf") });`)).toHaveLength(1);
     expect(threadProblems("cli.ts", 'execFile(node, ["run", "--model", modelPath, "--threads", "1"]);')).toEqual([]);
+    expect(threadProblems("cli.ts", 'execFile(node, ["run", "--model", modelPath, "--threads", "2"]);')).toEqual(["cli.ts: --threads above 1"]);
     expect(threadProblems("cli.ts", 'execFile(node, ["run", "--model", modelPath]);')).toEqual(["cli.ts: 1 CLI run(s) with --model but 0 with --threads"]);
   });
 });

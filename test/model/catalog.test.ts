@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { MODEL_CATALOG, SMOLLM2_ID, findCatalogEntry, parseHuggingFaceReference } from "../../src/model/catalog.js";
 import { partialPathFor } from "../../src/model/download.js";
 import { ModelFileMissingError, UnknownModelError } from "../../src/model/errors.js";
 import { bestPresentModel, ensureModelFile, listModels, removeModel, resolveModel } from "../../src/model/resolve.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 describe("the catalog", () => {
   it("lists BotPsy in three precisions, the Qwen3.5 base and the verified SmolLM2 default", () => {
@@ -42,11 +42,7 @@ describe("the catalog", () => {
 });
 
 describe("resolving model names", () => {
-  let directory = "";
-  afterEach(() => {
-    if (directory !== "") rmSync(directory, { recursive: true, force: true });
-  });
-  const fresh = (): string => (directory = mkdtempSync(join(tmpdir(), "botpsy-models-")));
+  const fresh = (): string => makeTempDir("botpsy-models-");
 
   it("accepts a catalog id, an hf: reference and a path, and says what to do with anything else", () => {
     const models = fresh();

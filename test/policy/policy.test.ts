@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Policy } from "../../src/policy/policy.js";
 import { PolicyError, parsePolicyFile, selectValues, type ContactDirectory } from "../../src/policy/rules.js";
 import type { Risk } from "../../src/tools/tool.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 const contacts: ContactDirectory = {
   isKnown: (value) => ["maria lopez", "maria", "maria.lopez@example.com"].includes(value.toLowerCase()),
@@ -118,7 +118,7 @@ describe("policy file validation", () => {
   });
 
   it("loads BOTPSY_HOME/policy.json, and treats a missing file as the defaults", () => {
-    const home = mkdtempSync(join(tmpdir(), "botpsy-policy-"));
+    const home = makeTempDir("botpsy-policy-");
     const path = join(home, "policy.json");
     expect(Policy.load(path).rules).toHaveLength(0);
     writeFileSync(path, JSON.stringify({ rules: [{ decision: "deny", risk: "spend" }] }));

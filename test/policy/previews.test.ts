@@ -1,12 +1,12 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { Profile } from "../../src/apps/profile.js";
 import { builtInApps } from "../../src/apps/registry.js";
 import { previewCall } from "../../src/policy/preview.js";
 import { SIDE_EFFECTING_RISKS } from "../../src/policy/provenance.js";
 import type { Tool } from "../../src/tools/tool.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 /**
  * A preview for every side-effecting tool of every built-in app, on the
@@ -85,11 +85,7 @@ const CLOCK = "2026-12-01T09:00:00Z";
 let directory: string;
 
 beforeAll(() => {
-  directory = mkdtempSync(join(tmpdir(), "botpsy-previews-"));
-});
-
-afterAll(() => {
-  rmSync(directory, { recursive: true, force: true });
+  directory = makeTempDir("botpsy-previews-");
 });
 
 function sideEffectingTools(): Tool[] {

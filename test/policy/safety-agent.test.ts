@@ -1,5 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
@@ -14,6 +12,7 @@ import { previewCall } from "../../src/policy/preview.js";
 import { createSafetyLayer } from "../../src/policy/safety.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import type { Tool } from "../../src/tools/tool.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 const CLOCK = "2026-12-01T09:00:00Z";
 const ATTACKER = "+44 7700 900123";
@@ -28,7 +27,7 @@ let directory: string;
 let profile: Profile;
 
 beforeEach(async () => {
-  directory = mkdtempSync(join(tmpdir(), "botpsy-safety-"));
+  directory = makeTempDir("botpsy-safety-");
   profile = Profile.open({ databasePath: join(directory, "profile.db"), home: directory, seed: "demo", clock: CLOCK, timeZone: "Europe/Lisbon", apps: [settingsApp, contactsApp, messagesApp] });
   await profile.store.action({ tool: "plant", args: {} }, (tx) => {
     receiveMessage(tx, { from: "Tom", text: PLANTED, at: "2026-12-01T08:55:00Z" });
@@ -37,7 +36,6 @@ beforeEach(async () => {
 
 afterEach(() => {
   profile.close();
-  rmSync(directory, { recursive: true, force: true });
 });
 
 async function finish(run: AgentRun): Promise<AgentOutcome> {

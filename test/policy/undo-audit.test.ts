@@ -1,21 +1,15 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { Profile } from "../../src/apps/profile.js";
 import { AuditLog } from "../../src/policy/audit.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 const run = promisify(execFile);
 let home: string;
 
 beforeEach(() => {
-  home = mkdtempSync(join(tmpdir(), "botpsy-undo-audit-"));
-});
-
-afterEach(() => {
-  rmSync(home, { recursive: true, force: true });
+  home = makeTempDir("botpsy-undo-audit-");
 });
 
 async function botpsy(...args: string[]): Promise<{ stdout: string; stderr: string }> {

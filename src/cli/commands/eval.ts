@@ -14,6 +14,7 @@ import type { EvalSettings } from "../../eval/results.js";
 import { runSuite, type RunSuiteSummary } from "../../eval/run-suite.js";
 import { injectionCases } from "../../eval/injection/cases.js";
 import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDefenseSetting, type DefenseSetting } from "../../eval/injection/run.js";
+import { isScenarioSplit, SCENARIO_SPLITS, selectSuiteSplit, suiteHasSplits, type ScenarioSplit } from "../../eval/splits.js";
 import { INJECTION_SUITE, resolveScenarioSuite } from "../../eval/suites.js";
 import { findCatalogEntry, SMOLLM2_ID } from "../../model/catalog.js";
 import { LlamaChatModel } from "../../model/llama-chat-model.js";
@@ -34,6 +35,7 @@ interface RunCommandOptions {
   threads?: string;
   parallelCalls: string;
   defenses?: string;
+  split?: string;
 }
 
 /** A model ready for an evaluation run, with what the results record of it. */
@@ -138,6 +140,17 @@ export function formatBfclSummary(metrics: Metrics): string {
 }
 
 /** `auto` leaves the choice to the model's format (the prompted format: one call per turn). */
+/** The --split of a suite with dev and test splits (default: all); undefined for any other suite, which must not be given one. */
+function parseSplit(text: string | undefined, suite: string | undefined): ScenarioSplit | undefined {
+  if (suite === undefined || !suiteHasSplits(suite)) {
+    if (text !== undefined) throw new InvalidInputError(`--split is an option of suites with dev and test splits (apps), not of "${suite ?? "bfcl"}".`);
+    return undefined;
+  }
+  if (text === undefined) return "all";
+  if (!isScenarioSplit(text)) throw new InvalidInputError(`--split must be ${SCENARIO_SPLITS.join(", ")}, not "${text}".`);
+  return text;
+}
+
 function parseParallelCalls(text: string): boolean | undefined {
   if (text === "auto") return undefined;
   if (text === "on") return true;
@@ -173,6 +186,8 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
     : injection
       ? { suite: INJECTION_SUITE, scenarios: injectionSuiteScenarios(injectionCases(), limit) }
       : resolveScenarioSuite(suiteName);
+  const split = parseSplit(options.split, injection ? INJECTION_SUITE : scenarioSuite?.suite);
+  const scenarios = scenarioSuite && split !== undefined ? selectSuiteSplit(scenarioSuite.suite, scenarioSuite.scenarios, split) : scenarioSuite?.scenarios;
   const categories = bfcl ? (suiteName === BFCL_SUITE ? parseCategories(options.categories) : [resolve(suiteName)]) : undefined;
   for (const category of categories ?? []) resolveBfclFile(category, options.data);
   const thinking = parseThinking(options.thinking);
@@ -194,6 +209,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
       maxTokens,
       ...(parallelCalls !== undefined ? { parallelCalls } : {}),
       ...(defenses !== undefined ? { defenses } : {}),
+      ...(split !== undefined ? { split } : {}),
     },
     botpsyVersion: botpsyVersion(),
   };
@@ -206,7 +222,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
       categories !== undefined
         ? await runBfclSuite({ categories, model, settings, out, limit, concurrency, dataDirectory: options.data, signal: controller.signal })
         : await runSuite({
-            scenarios: scenarioSuite!.scenarios,
+            scenarios: scenarios!,
             model,
             agentFactory: defenses !== undefined ? decliningAgentFactory(defenses, { count: 0 }) : botpsyAgentFactory,
             settings,
@@ -248,6 +264,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
     .option("--categories <list>", `bfcl: comma-separated categories or BFCL file paths (default: ${BFCL_CATEGORIES.join(",")})`)
     .option("--data <dir>", "bfcl: the folder of the BFCL files (default: the data that ships with botpsy)")
     .option("--parallel-calls <mode>", "auto, on or off: whether a model turn may hold several calls (auto: the model format's default)", "auto")
+    .option("--split <name>", `apps: ${SCENARIO_SPLITS.join(", ")}; defaults are tuned on dev, reported on test (see docs/scenarios.md)`)
     .option("--defenses <setting>", `injection: ${DEFENSE_SETTINGS.join(", ")} (approval requests are declined)`)
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--out <file>", "results file (JSONL); default eval-<suite>-<model>.jsonl")
