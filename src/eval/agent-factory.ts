@@ -1,8 +1,5 @@
-import { Agent } from "../agent/agent.js";
-import { RiskGate } from "../agent/default-gate.js";
 import type { GenerateOptions, Thinking } from "../model/types.js";
-import { RISKS } from "../tools/tool.js";
-import { ToolBox } from "../tools/toolbox.js";
+import { assembleRuntime } from "../runtime.js";
 import type { EvalSettings } from "./results.js";
 import type { AgentFactory, ScenarioAgent } from "./runner.js";
 
@@ -31,16 +28,15 @@ export function generationOptions(settings: EvalSettings): GenerateOptions {
  * (the injection suite measures those).
  */
 export const botpsyAgentFactory: AgentFactory = ({ profile, tools, model, settings }) => {
-  const agent = new Agent({
-    model,
+  const runtime = assembleRuntime({
     profile,
-    toolbox: new ToolBox(tools),
-    gate: new RiskGate({ allow: RISKS }),
-    maxSteps: settings.options.maxSteps,
-    generation: generationOptions(settings),
+    model,
+    tools,
+    safety: { approveAll: true },
+    agent: { maxSteps: settings.options.maxSteps, generation: generationOptions(settings) },
   });
   const scenarioAgent: ScenarioAgent = {
-    run: (request, options) => agent.run(request, options),
+    run: (request, options) => runtime.run(request, options),
   };
   return scenarioAgent;
 };

@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
-import { modelsDirectory } from "../../config.js";
+import { basename, resolve } from "node:path";
 import { InvalidInputError } from "../../errors.js";
 import { botpsyAgentFactory } from "../../eval/agent-factory.js";
 import { BFCL_CATEGORIES, resolveBfclFile } from "../../eval/bfcl/loader.js";
@@ -15,9 +14,8 @@ import { runSuite, type RunSuiteSummary } from "../../eval/run-suite.js";
 import { injectionCases } from "../../eval/injection/cases.js";
 import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDefenseSetting, type DefenseSetting } from "../../eval/injection/run.js";
 import { INJECTION_SUITE, resolveScenarioSuite } from "../../eval/suites.js";
-import { findCatalogEntry, SMOLLM2_ID } from "../../model/catalog.js";
-import { LlamaChatModel } from "../../model/llama-chat-model.js";
 import type { ChatModel } from "../../model/types.js";
+import { loadLocatedModel, locateModel } from "../../runtime.js";
 import { botpsyVersion } from "../../version.js";
 
 interface RunCommandOptions {
@@ -74,36 +72,19 @@ export function parseThinking(text: string): "off" | "on" | number {
   throw new InvalidInputError(`--thinking must be off, on, or a token budget such as 256, not "${text}".`);
 }
 
-/** A model named by catalog id or by the path of a GGUF file; it must be present. */
-function resolveModelFile(reference: string | undefined): { id: string; file: string } {
-  const wanted = reference ?? SMOLLM2_ID;
-  if (wanted.endsWith(".gguf") || existsSync(wanted)) {
-    const file = resolve(wanted);
-    if (!existsSync(file)) throw new InvalidInputError(`There is no model file at ${file}. Check the path.`, { code: "model_missing" });
-    return { id: basename(file, ".gguf"), file };
-  }
-  const entry = findCatalogEntry(wanted);
-  if (!entry) throw new InvalidInputError(`"${wanted}" is no model of the catalog and no .gguf file. See botpsy models list.`, { code: "unknown_model" });
-  const file = join(modelsDirectory(), entry.fileName);
-  if (!existsSync(file)) {
-    throw new InvalidInputError(`The model ${entry.id} is not downloaded (${file}). Get it with: botpsy models pull ${entry.id}`, { code: "model_missing" });
-  }
-  return { id: entry.id, file };
-}
-
-/** The default loader: a catalog model or a GGUF file on llama.cpp, its file hashed for the record. */
+/**
+ * The default loader: the model resolved as every command resolves it (a
+ * catalog model is pulled when missing; no --model means the best model
+ * present, else the default one) and loaded on llama.cpp, its file hashed
+ * for the record.
+ */
 export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async ({ reference, concurrency, threads }) => {
-  const modelFile = resolveModelFile(reference);
-  process.stderr.write(`Hashing ${modelFile.file}…\n`);
-  const sha256 = await fileSha256(modelFile.file);
-  process.stderr.write(`Loading ${modelFile.id}…\n`);
-  const model = await LlamaChatModel.load({
-    modelPath: modelFile.file,
-    id: modelFile.id,
-    maxConversations: concurrency,
-    ...(threads !== undefined ? { threads } : {}),
-  });
-  return { model, info: { id: modelFile.id, file: basename(modelFile.file), sha256 } };
+  const located = await locateModel({ name: reference, progress: true });
+  process.stderr.write(`Hashing ${located.path}…\n`);
+  const sha256 = await fileSha256(located.path);
+  process.stderr.write(`Loading ${located.id}…\n`);
+  const model = await loadLocatedModel(located, { maxConversations: concurrency, ...(threads !== undefined ? { threads } : {}) });
+  return { model, info: { id: located.id, file: basename(located.path), sha256 } };
 };
 
 /** A BFCL file given in place of a suite: `BFCL_v4_live_simple.json` or any path to such a file. */
