@@ -1,7 +1,7 @@
 import type { GenerateOptions, Thinking } from "../model/types.js";
-import { assembleRuntime } from "../runtime.js";
+import { assembleRuntime, type Runtime } from "../runtime.js";
 import type { EvalSettings } from "./results.js";
-import type { AgentFactory, ScenarioAgent } from "./runner.js";
+import type { AgentFactory, ScenarioAgent, ScenarioAgentInput } from "./runner.js";
 
 /** The recorded thinking option as the model interface takes it. */
 export function thinkingOption(thinking: EvalSettings["options"]["thinking"]): Thinking {
@@ -25,16 +25,23 @@ export function generationOptions(settings: EvalSettings): GenerateOptions {
  * ToolBox (retrieval on when there are many, as in real use), greedy
  * decoding with the recorded seed, and a user who approves every call —
  * the suite measures whether the model acts right, not the permission rules
- * (the injection suite measures those).
+ * (the injection suite measures those). The runtime gives a suite that
+ * builds its own turns the agent's first-turn preparation too
+ * (`runtime.agent.prepareFirstTurn`).
  */
-export const botpsyAgentFactory: AgentFactory = ({ profile, tools, model, settings }) => {
-  const runtime = assembleRuntime({
+export function scenarioRuntime({ profile, tools, model, settings }: ScenarioAgentInput): Runtime {
+  return assembleRuntime({
     profile,
     model,
     tools,
     safety: { approveAll: true },
     agent: { maxSteps: settings.options.maxSteps, generation: generationOptions(settings) },
   });
+}
+
+/** The evaluation's agent factory: `scenarioRuntime`'s agent. */
+export const botpsyAgentFactory: AgentFactory = (input) => {
+  const runtime = scenarioRuntime(input);
   const scenarioAgent: ScenarioAgent = {
     run: (request, options) => runtime.run(request, options),
   };
