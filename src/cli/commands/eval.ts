@@ -41,7 +41,7 @@ export interface LoadedEvalModel {
 }
 
 export interface EvalModelRequest {
-  /** The --model value: a catalog id or a .gguf path; undefined for the default model. */
+  /** The --model value: a catalog id, GGUF path or hf: reference; undefined for the default (resolved as every command resolves it). */
   reference: string | undefined;
   /** Conversations the model must hold at once (one per concurrent case). */
   concurrency: number;
@@ -219,7 +219,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
     .description(
       'Run a suite ("apps", "bfcl", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
     )
-    .option("--model <id>", "catalog id or .gguf path (default: the SmolLM2 test model)")
+    .option("--model <id>", "catalog id, GGUF path or hf: reference (default: the best model present, else the default model, pulled — as botpsy run)")
     .option("--limit <n>", "run only the first n cases (bfcl: the first n of each category)")
     .option("--concurrency <n>", "cases run at the same time", "1")
     .option("--thinking <mode>", "off, on, or a token budget", "off")
