@@ -1,14 +1,16 @@
 import { z } from "zod";
-import type { Profile } from "../apps/profile.js";
 import { BotpsyError, errorMessage } from "../errors.js";
-import type { Change, StoreTransaction } from "../store/store.js";
+import { previewCall as previewCallChanges } from "../policy/preview.js";
+import type { ToolOutcome } from "../policy/types.js";
+import type { StoreTransaction } from "../store/store.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
-import type { ToolOutcome } from "./tool-result-format.js";
+import type { AgentWorld } from "./world.js";
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
 
 export interface CallEnvironment {
-  profile: Profile;
+  /** The world the call acts on (a profile). */
+  profile: AgentWorld;
   sessionId: string;
   /** The run's signal: aborting it stops every call in flight. */
   signal: AbortSignal;
@@ -40,26 +42,22 @@ export async function executeCall(tool: Tool, args: unknown, environment: CallEn
 }
 
 /**
- * What a call would do, in words, for an approval request: the tool's own
- * `describe`, else a dry run (rolled back) whose changes are listed.
+ * What a call would do, in words, for an approval request: the policy's
+ * risk-aware sentence ("Will send to Frank the text …", "Will charge 42.00 EUR
+ * …") from the tool's own `describe` and a rolled-back dry run, bounded by
+ * the tool's timeout and the run's signal.
  */
-export async function previewCall(tool: Tool, args: unknown, environment: CallEnvironment): Promise<string> {
+export async function previewCall(tool: Tool, args: Record<string, unknown>, environment: CallEnvironment): Promise<string> {
   const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+  const { profile } = environment;
   try {
-    const parsed: unknown = tool.input.parse(args);
-    if (tool.describe) {
-      const describe = tool.describe.bind(tool);
-      return environment.profile.store.read((store) => describe(parsed, contextFor(environment, store, environment.signal, true)));
-    }
-    const changes = await withDeadline(timeoutMs, environment.signal, async (signal) => {
-      const outcome = await environment.profile.store.action(
-        { tool: tool.name, args, sessionId: environment.sessionId },
-        (store) => untilAborted(() => tool.run(parsed, contextFor(environment, store, signal, true)), signal),
-        { dryRun: true },
-      );
-      return outcome.changes;
-    });
-    return describeChanges(tool, changes);
+    const preview = await withDeadline(timeoutMs, environment.signal, (signal) =>
+      previewCallChanges({ store: profile.store, now: profile.environment.now, timeZone: profile.environment.timeZone }, tool, args, {
+        sessionId: environment.sessionId,
+        signal,
+      }),
+    );
+    return preview.text;
   } catch (error) {
     const failure = describeFailure(tool, error, timeoutMs, environment.signal);
     return `${tool.name} would fail: ${failure.message}`;
@@ -125,35 +123,4 @@ export function invalidArgumentsMessage(tool: Tool, error: z.ZodError): string {
 
 function formatSeconds(milliseconds: number): string {
   return milliseconds % 1000 === 0 ? `${milliseconds / 1000} s` : `${milliseconds} ms`;
-}
-
-/** Stored changes as sentences: "create calendar/events evt-3 {…}", "change … title: "a" → "b"". */
-export function describeChanges(tool: Tool, changes: readonly Change[]): string {
-  if (changes.length === 0) return `${tool.name} makes no change to stored data: ${tool.description}`;
-  const lines = changes.slice(0, 8).map((change) => {
-    const where = `${change.app}/${change.collection} ${change.recordId}`;
-    if (change.before === null) return `create ${where}: ${shorten(JSON.stringify(change.after), 200)}`;
-    if (change.after === null) return `delete ${where}: ${shorten(JSON.stringify(change.before), 120)}`;
-    return `change ${where}: ${fieldDifferences(change.before, change.after)}`;
-  });
-  if (changes.length > 8) lines.push(`and ${changes.length - 8} more changes`);
-  return `${tool.name} would ${lines.join("; ")}`;
-}
-
-function fieldDifferences(before: unknown, after: unknown): string {
-  if (typeof before !== "object" || typeof after !== "object" || before === null || after === null) {
-    return `${shorten(JSON.stringify(before), 80)} → ${shorten(JSON.stringify(after), 80)}`;
-  }
-  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  const differences: string[] = [];
-  for (const key of keys) {
-    const a = JSON.stringify((before as Record<string, unknown>)[key]);
-    const b = JSON.stringify((after as Record<string, unknown>)[key]);
-    if (a !== b) differences.push(`${key}: ${shorten(a ?? "none", 60)} → ${shorten(b ?? "none", 60)}`);
-  }
-  return differences.length > 0 ? differences.join(", ") : "no visible difference";
-}
-
-function shorten(text: string, limit: number): string {
-  return text.length <= limit ? text : `${text.slice(0, limit)}…`;
 }

@@ -1,4 +1,4 @@
-import { zonedParts } from "../apps/time.js";
+import { zonedParts } from "../clock.js";
 
 export interface SystemPromptInput {
   now: Date;

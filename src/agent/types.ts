@@ -1,4 +1,5 @@
 import type { ToolCall, Usage } from "../model/types.js";
+import type { ApprovalRequest } from "../policy/types.js";
 import type { Risk } from "../tools/tool.js";
 
 export type AgentStopReason = "answered" | "abstained" | "step_limit" | "aborted" | "awaiting_approval" | "error";
@@ -15,24 +16,8 @@ export interface CallRecord {
   step: number;
 }
 
-export interface ApprovalRequest {
-  /** Stable id of the request within the run. */
-  id: string;
-  call: ToolCall;
-  risk: Risk;
-  /** What will happen, in words ("will send to frank@… the text …"). */
-  preview: string;
-  /** Why it needs approval ("send needs approval", "the address comes from a web page"). */
-  reason: string;
-}
-
-export type ApprovalScope = "once" | "session" | "always";
-
-export interface ApprovalDecision {
-  requestId: string;
-  approved: boolean;
-  scope?: ApprovalScope;
-}
+// The approval record is the policy layer's; the agent's callers read these names from here too.
+export type { ApprovalDecision, ApprovalRequest, ApprovalScope } from "../policy/types.js";
 
 export type AgentEvent =
   | { type: "step"; step: number }

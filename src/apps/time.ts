@@ -1,5 +1,8 @@
 import * as chrono from "chrono-node";
+import { zonedParts } from "../clock.js";
 import { ToolError } from "../tools/tool.js";
+
+export { zonedParts };
 
 /**
  * Dates and times as a small model writes them ("Friday", "3 pm", "tomorrow
@@ -18,37 +21,6 @@ export interface When {
 export interface Clock {
   now: Date;
   timeZone: string;
-}
-
-/** The wall-clock parts of `instant` in `timeZone`. */
-export function zonedParts(instant: Date, timeZone: string): {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  weekday: number;
-} {
-  const format = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    hourCycle: "h23",
-    weekday: "short",
-  });
-  const parts = Object.fromEntries(format.formatToParts(instant).map((part) => [part.type, part.value]));
-  const weekdays = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-  return {
-    year: Number(parts.year),
-    month: Number(parts.month),
-    day: Number(parts.day),
-    hour: Number(parts.hour),
-    minute: Number(parts.minute),
-    weekday: weekdays.indexOf(parts.weekday ?? "Sun"),
-  };
 }
 
 /** Minutes to add to UTC to get wall-clock time in `timeZone` at `instant`. */

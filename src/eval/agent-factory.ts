@@ -1,10 +1,7 @@
-import { Agent } from "../agent/agent.js";
-import { RiskGate } from "../agent/default-gate.js";
 import type { GenerateOptions, Thinking } from "../model/types.js";
-import { RISKS } from "../tools/tool.js";
-import { ToolBox } from "../tools/toolbox.js";
+import { assembleRuntime, type Runtime } from "../runtime.js";
 import type { EvalSettings } from "./results.js";
-import type { AgentFactory, ScenarioAgent } from "./runner.js";
+import type { AgentFactory, ScenarioAgent, ScenarioAgentInput } from "./runner.js";
 
 /** The recorded thinking option as the model interface takes it. */
 export function thinkingOption(thinking: EvalSettings["options"]["thinking"]): Thinking {
@@ -28,19 +25,25 @@ export function generationOptions(settings: EvalSettings): GenerateOptions {
  * ToolBox (retrieval on when there are many, as in real use), greedy
  * decoding with the recorded seed, and a user who approves every call —
  * the suite measures whether the model acts right, not the permission rules
- * (the injection suite measures those).
+ * (the injection suite measures those). The runtime gives a suite that
+ * builds its own turns the agent's first-turn preparation too
+ * (`runtime.agent.prepareFirstTurn`).
  */
-export const botpsyAgentFactory: AgentFactory = ({ profile, tools, model, settings }) => {
-  const agent = new Agent({
-    model,
+export function scenarioRuntime({ profile, tools, model, settings }: ScenarioAgentInput): Runtime {
+  return assembleRuntime({
     profile,
-    toolbox: new ToolBox(tools),
-    gate: new RiskGate({ allow: RISKS }),
-    maxSteps: settings.options.maxSteps,
-    generation: generationOptions(settings),
+    model,
+    tools,
+    safety: { approveAll: true },
+    agent: { maxSteps: settings.options.maxSteps, generation: generationOptions(settings) },
   });
+}
+
+/** The evaluation's agent factory: `scenarioRuntime`'s agent. */
+export const botpsyAgentFactory: AgentFactory = (input) => {
+  const runtime = scenarioRuntime(input);
   const scenarioAgent: ScenarioAgent = {
-    run: (request, options) => agent.run(request, options),
+    run: (request, options) => runtime.run(request, options),
   };
   return scenarioAgent;
 };

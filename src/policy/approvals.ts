@@ -1,4 +1,4 @@
-import type { ApprovalScope } from "../agent/types.js";
+import type { ApprovalScope } from "./types.js";
 import { InvalidInputError } from "../errors.js";
 import type { ToolCall } from "../model/types.js";
 import type { Store } from "../store/store.js";

@@ -1,6 +1,6 @@
 import type { ApprovalStore, StoredApproval } from "./approvals.js";
 import type { Policy, PolicyVerdict } from "./policy.js";
-import { describeSource, findTaintedArguments, SIDE_EFFECTING_RISKS, type ProvenanceTracker, type TaintFinding } from "./provenance.js";
+import { findTaintedArguments, SIDE_EFFECTING_RISKS, type TaintFinding } from "./provenance.js";
 import { requestMentionsAction } from "./intent.js";
 import type { ContactDirectory } from "./rules.js";
 import type { GateInput, GateVerdict, PermissionGate } from "./types.js";
@@ -11,15 +11,10 @@ export interface PolicyGateOptions {
   approvals?: ApprovalStore;
   contacts?: ContactDirectory;
   /**
-   * Provenance per session, recorded by the safety layer. Merged with what the
-   * agent passes in `GateInput` (either alone is enough).
+   * Sources the input guard flagged in the run of a call: its side-effecting
+   * calls ask even when a rule allows them.
    */
-  provenance?: (sessionId: string | undefined) => ProvenanceTracker | undefined;
-  /**
-   * Sessions in which the input guard flagged an injection attempt: their
-   * side-effecting calls ask even when a rule allows them.
-   */
-  flaggedSources?: (sessionId: string | undefined) => readonly string[];
+  flaggedSources?: (input: GateInput) => readonly string[];
   /**
    * Escalate side-effecting calls whose arguments come from untrusted content
    * (and calls in sessions the guard flagged). Default true; off only to
@@ -79,11 +74,10 @@ export class PolicyGate implements PermissionGate {
     let rule = policy.rule;
     let tainted: TaintFinding[] = [];
     if (this.options.checkProvenance !== false && SIDE_EFFECTING_RISKS.includes(input.risk)) {
-      const tracker = this.options.provenance?.(input.sessionId);
-      // The layer's own record first: it names sources for people ("a message from Tom").
-      const untrusted = [...(tracker?.untrusted() ?? []), ...input.untrustedContent.map(readableSource)];
-      const trusted = tracker?.all().flatMap((entry) => (entry.origin.kind === "trusted-tool" ? [entry.text] : [])) ?? [];
-      const userText = [input.userText, ...(tracker?.all().flatMap((entry) => (entry.origin.kind === "user" ? [entry.text] : [])) ?? [])].join("\n");
+      // The run's one record of provenance, as the agent passes it with the call.
+      const untrusted = input.untrustedContent;
+      const trusted = input.trustedContent ?? [];
+      const userText = input.userText;
       tainted = findTaintedArguments({ args: input.call.arguments, userText, untrusted, trusted });
       if (tainted.length > 0) {
         const first = tainted[0]!;
@@ -94,7 +88,7 @@ export class PolicyGate implements PermissionGate {
         reason = capitalise(first.reason);
         rule = "provenance";
       } else {
-        const flagged = this.options.flaggedSources?.(input.sessionId) ?? [];
+        const flagged = this.options.flaggedSources?.(input) ?? [];
         const lastRead = untrusted.at(-1);
         if (flagged.length > 0 && decision === "allow") {
           decision = "ask";
@@ -124,18 +118,6 @@ export class PolicyGate implements PermissionGate {
     }
     return rule === undefined ? { ...base, tainted, decision, reason } : { ...base, tainted, decision, reason, rule };
   }
-}
-
-/** The agent names a source by its tool; a person reads "an email from x@…" better. */
-function readableSource(item: { tool: string; source: string; text: string }): { tool: string; source: string; text: string } {
-  if (item.source !== item.tool) return item;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(item.text) as unknown;
-  } catch {
-    parsed = undefined;
-  }
-  return { ...item, source: describeSource(item.tool, parsed) };
 }
 
 function capitalise(text: string): string {

@@ -9,4 +9,5 @@ export * from "./fence.js";
 export * from "./guard.js";
 export * from "./audit.js";
 export * from "./contacts.js";
+export * from "./result-format.js";
 export * from "./safety.js";

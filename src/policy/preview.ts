@@ -48,7 +48,8 @@ export async function previewCall(
           dryRun: true,
         };
         described = tool.describe?.(parsed.data, context);
-        return tool.run(parsed.data, context);
+        // A hung tool must not hold the (rolled-back) transaction open past the caller's deadline.
+        return untilAborted(() => tool.run(parsed.data, context), context.signal);
       },
       { dryRun: true },
     );
@@ -59,6 +60,21 @@ export async function previewCall(
     const intent = described ?? describeCall(tool, args, [], undefined);
     return { text: `${intent} (a trial run failed: ${message})`, changes: [], error: message };
   }
+}
+
+function untilAborted<T>(work: () => Promise<T> | T, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    Promise.resolve()
+      .then(work)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 const RECIPIENT_KEY = /^(to|with|recipients?|contacts?|chat|conversation|email|address|phone|number|payee|beneficiary|cc|bcc)$/i;

@@ -40,7 +40,8 @@ describe("approvals", () => {
     expect(outcome.pendingApprovals).toHaveLength(1);
     const request = outcome.pendingApprovals[0]!;
     expect(request).toMatchObject({ risk: "send", call: { name: "send_note" }, reason: "send calls need your approval" });
-    expect(request.preview).toContain("create notes/outbox sent-1");
+    // The approval request carries the policy's risk-aware sentence (recipient and text), from a rolled-back dry run.
+    expect(request.preview).toBe("Will send to frank@example.com the text “See you at 3”");
     expect(request.preview).toContain("frank@example.com");
     expect(events.some((event) => event.type === "approval-request")).toBe(true);
     // The dry run was rolled back: nothing was sent.

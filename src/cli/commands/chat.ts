@@ -75,7 +75,7 @@ export function registerChatCommand(program: Command): void {
           }
           running = new AbortController();
           try {
-            const run = setup.agent.run(line, { sessionId, signal: running.signal });
+            const run = setup.runtime.run(line, { sessionId, signal: running.signal });
             const outcome = await driveRun(setup, run, { yes: options.yes, printer, ask: async (question) => (await nextLine(question)) ?? "" });
             printer.outcome(outcome);
           } catch (error) {

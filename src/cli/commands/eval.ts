@@ -1,7 +1,6 @@
 import type { Command } from "commander";
 import { existsSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
-import { modelsDirectory } from "../../config.js";
+import { basename, resolve } from "node:path";
 import { InvalidInputError } from "../../errors.js";
 import { botpsyAgentFactory } from "../../eval/agent-factory.js";
 import { BFCL_CATEGORIES, resolveBfclFile } from "../../eval/bfcl/loader.js";
@@ -16,9 +15,8 @@ import { injectionCases } from "../../eval/injection/cases.js";
 import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDefenseSetting, type DefenseSetting } from "../../eval/injection/run.js";
 import { isScenarioSplit, SCENARIO_SPLITS, selectSuiteSplit, suiteHasSplits, type ScenarioSplit } from "../../eval/splits.js";
 import { INJECTION_SUITE, resolveScenarioSuite } from "../../eval/suites.js";
-import { findCatalogEntry, SMOLLM2_ID } from "../../model/catalog.js";
-import { LlamaChatModel } from "../../model/llama-chat-model.js";
 import type { ChatModel } from "../../model/types.js";
+import { loadLocatedModel, locateModel } from "../../runtime.js";
 import { botpsyVersion } from "../../version.js";
 
 interface RunCommandOptions {
@@ -45,7 +43,7 @@ export interface LoadedEvalModel {
 }
 
 export interface EvalModelRequest {
-  /** The --model value: a catalog id or a .gguf path; undefined for the default model. */
+  /** The --model value: a catalog id, GGUF path or hf: reference; undefined for the default (resolved as every command resolves it). */
   reference: string | undefined;
   /** Conversations the model must hold at once (one per concurrent case). */
   concurrency: number;
@@ -76,36 +74,19 @@ export function parseThinking(text: string): "off" | "on" | number {
   throw new InvalidInputError(`--thinking must be off, on, or a token budget such as 256, not "${text}".`);
 }
 
-/** A model named by catalog id or by the path of a GGUF file; it must be present. */
-function resolveModelFile(reference: string | undefined): { id: string; file: string } {
-  const wanted = reference ?? SMOLLM2_ID;
-  if (wanted.endsWith(".gguf") || existsSync(wanted)) {
-    const file = resolve(wanted);
-    if (!existsSync(file)) throw new InvalidInputError(`There is no model file at ${file}. Check the path.`, { code: "model_missing" });
-    return { id: basename(file, ".gguf"), file };
-  }
-  const entry = findCatalogEntry(wanted);
-  if (!entry) throw new InvalidInputError(`"${wanted}" is no model of the catalog and no .gguf file. See botpsy models list.`, { code: "unknown_model" });
-  const file = join(modelsDirectory(), entry.fileName);
-  if (!existsSync(file)) {
-    throw new InvalidInputError(`The model ${entry.id} is not downloaded (${file}). Get it with: botpsy models pull ${entry.id}`, { code: "model_missing" });
-  }
-  return { id: entry.id, file };
-}
-
-/** The default loader: a catalog model or a GGUF file on llama.cpp, its file hashed for the record. */
+/**
+ * The default loader: the model resolved as every command resolves it (a
+ * catalog model is pulled when missing; no --model means the best model
+ * present, else the default one) and loaded on llama.cpp, its file hashed
+ * for the record.
+ */
 export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async ({ reference, concurrency, threads }) => {
-  const modelFile = resolveModelFile(reference);
-  process.stderr.write(`Hashing ${modelFile.file}…\n`);
-  const sha256 = await fileSha256(modelFile.file);
-  process.stderr.write(`Loading ${modelFile.id}…\n`);
-  const model = await LlamaChatModel.load({
-    modelPath: modelFile.file,
-    id: modelFile.id,
-    maxConversations: concurrency,
-    ...(threads !== undefined ? { threads } : {}),
-  });
-  return { model, info: { id: modelFile.id, file: basename(modelFile.file), sha256 } };
+  const located = await locateModel({ name: reference, progress: true });
+  process.stderr.write(`Hashing ${located.path}…\n`);
+  const sha256 = await fileSha256(located.path);
+  process.stderr.write(`Loading ${located.id}…\n`);
+  const model = await loadLocatedModel(located, { maxConversations: concurrency, ...(threads !== undefined ? { threads } : {}) });
+  return { model, info: { id: located.id, file: basename(located.path), sha256 } };
 };
 
 /** A BFCL file given in place of a suite: `BFCL_v4_live_simple.json` or any path to such a file. */
@@ -254,7 +235,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
     .description(
       'Run a suite ("apps", "bfcl", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
     )
-    .option("--model <id>", "catalog id or .gguf path (default: the SmolLM2 test model)")
+    .option("--model <id>", "catalog id, GGUF path or hf: reference (default: the best model present, else the default model, pulled — as botpsy run)")
     .option("--limit <n>", "run only the first n cases (bfcl: the first n of each category)")
     .option("--concurrency <n>", "cases run at the same time", "1")
     .option("--thinking <mode>", "off, on, or a token budget", "off")

@@ -1,12 +1,12 @@
 import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
-import { Agent } from "../../agent/agent.js";
+import type { Agent } from "../../agent/agent.js";
 import type { AgentEvent, AgentOutcome, AgentRun, AgentStopReason, ApprovalDecision, ApprovalRequest } from "../../agent/types.js";
 import { Profile } from "../../apps/profile.js";
 import { InvalidInputError } from "../../errors.js";
-import { createChatModel } from "../../model/resolve.js";
 import type { ChatModel } from "../../model/types.js";
-import { createSafetyLayer, type SafetyLayer } from "../../policy/safety.js";
+import type { SafetyLayer } from "../../policy/safety.js";
+import { createRuntime, type Runtime } from "../../runtime.js";
 
 export interface AgentCommandOptions {
   model?: string;
@@ -28,8 +28,9 @@ export const EXIT_CODES: Record<AgentStopReason, number> = {
   aborted: 130,
 };
 
-/** Everything a command needs to run requests: the profile, the model, the agent behind the safety layer. */
+/** Everything a command needs to run requests: the runtime (profile, model, the agent behind the safety layer). */
 export interface AgentSetup {
+  runtime: Runtime;
   profile: Profile;
   model: ChatModel;
   safety: SafetyLayer;
@@ -55,28 +56,28 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
   const maxSteps = parseMaxSteps(options.maxSteps);
   const threads = parseThreads(options.threads);
   const profile = Profile.open();
-  let model: ChatModel;
+  let runtime: Runtime;
   try {
-    model = await createChatModel({ model: options.model, progress: !options.quiet, ...(threads !== undefined ? { threads } : {}) });
+    runtime = await createRuntime({
+      profile,
+      model: { name: options.model, progress: !options.quiet, ...(threads !== undefined ? { threads } : {}) },
+      agent: {
+        ...(maxSteps !== undefined ? { maxSteps } : {}),
+        ...(options.requireTool ? { firstStepToolChoice: "required" as const } : {}),
+      },
+    });
   } catch (error) {
     profile.close();
     throw error;
   }
-  const safety = createSafetyLayer(profile);
-  const agent = new Agent({
-    model,
-    profile,
-    ...(maxSteps !== undefined ? { maxSteps } : {}),
-    ...(options.requireTool ? { firstStepToolChoice: "required" as const } : {}),
-    ...safety.agentOptions,
-  });
   return {
+    runtime,
     profile,
-    model,
-    safety,
-    agent,
+    model: runtime.model,
+    safety: runtime.safety!,
+    agent: runtime.agent,
     async close() {
-      await model.dispose();
+      await runtime.close();
       profile.close();
     },
   };
@@ -176,7 +177,7 @@ export async function driveRun(
     if (outcome.stopReason !== "awaiting_approval") return outcome;
     const decisions = await decideApprovals(outcome.pendingApprovals, options);
     if (!decisions) return outcome;
-    run = setup.safety.resume(setup.agent, outcome.runId, decisions);
+    run = setup.runtime.resume(outcome.runId, decisions);
   }
 }
 
@@ -201,7 +202,7 @@ export function registerRunCommand(program: Command): void {
       const terminal = process.stdin.isTTY && !options.json ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
       try {
         const printer = options.json ? undefined : new RunPrinter();
-        const first = setup.agent.run(request, { sessionId: options.session, signal: controller.signal });
+        const first = setup.runtime.run(request, { sessionId: options.session, signal: controller.signal });
         const outcome = await driveRun(setup, first, { yes: options.yes, printer, ask: terminal ? (question) => terminal.question(question) : undefined });
         if (options.json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
         else {

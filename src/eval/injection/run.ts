@@ -1,10 +1,8 @@
-import { Agent } from "../../agent/agent.js";
 import type { AgentEvent, AgentOutcome, AgentRun } from "../../agent/types.js";
 import { BotpsyError } from "../../errors.js";
 import type { ChatModel } from "../../model/types.js";
 import { Policy } from "../../policy/policy.js";
-import { createSafetyLayer } from "../../policy/safety.js";
-import { ToolBox } from "../../tools/toolbox.js";
+import { assembleRuntime } from "../../runtime.js";
 import { generationOptions } from "../agent-factory.js";
 import type { CaseResult, EvalSettings } from "../results.js";
 import { runScenario, type AgentFactory, type ScenarioAgent } from "../runner.js";
@@ -71,18 +69,16 @@ export interface InjectionCaseResult {
  */
 export function decliningAgentFactory(defense: DefenseSetting, declined: { count: number }): AgentFactory {
   return ({ profile, tools, model, settings }) => {
-    const safety = createSafetyLayer(profile, { policy: policyFor(defense), defenses: defense !== "off" });
-    const agent = new Agent({
-      model,
+    const runtime = assembleRuntime({
       profile,
-      toolbox: new ToolBox(tools),
-      maxSteps: settings.options.maxSteps,
-      generation: generationOptions(settings),
-      ...safety.agentOptions,
+      model,
+      tools,
+      safety: { policy: policyFor(defense), defenses: defense !== "off" },
+      agent: { maxSteps: settings.options.maxSteps, generation: generationOptions(settings) },
     });
     const scenarioAgent: ScenarioAgent = {
       run(request, options) {
-        const first = agent.run(request, options);
+        const first = runtime.run(request, options);
         const outcome = (async (): Promise<AgentOutcome> => {
           let current = await first.outcome;
           // Each round answers the requests of one paused turn; the step cap bounds the rounds.
@@ -90,7 +86,7 @@ export function decliningAgentFactory(defense: DefenseSetting, declined: { count
           for (let round = 0; current.stopReason === "awaiting_approval" && round <= settings.options.maxSteps; round++) {
             const decisions = current.pendingApprovals.map((request) => ({ requestId: request.id, approved: false }));
             declined.count += decisions.length;
-            current = await safety.resume(agent, current.runId, decisions).outcome;
+            current = await runtime.resume(current.runId, decisions).outcome;
           }
           return current;
         })();

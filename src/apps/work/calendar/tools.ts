@@ -105,6 +105,7 @@ const listEvents = defineTool({
     days: z.number().int().min(1).max(62).optional().describe("How many days. Example: 1 for one day"),
   }),
   risk: "read",
+  resultTrust: "untrusted",
   run: ({ from, days = 7 }, context) => {
     const clock = clockOf(context);
     const first = from === undefined ? today(clock) : parseWhen(from, clock, "from").date;
@@ -125,6 +126,7 @@ const findEvents = defineTool({
   description: "Search calendar events by title, place, notes or attendee.",
   input: z.object({ query: z.string().trim().min(1).describe('Example: "dentist" or "Frank"') }),
   risk: "read",
+  resultTrust: "untrusted",
   run: ({ query }, context) => {
     const clock = clockOf(context);
     const wanted = query.toLowerCase();

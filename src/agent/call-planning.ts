@@ -1,0 +1,97 @@
+import { errorMessage } from "../errors.js";
+import type { ChatMessage, ToolCall } from "../model/types.js";
+import type { GateVerdict, PermissionGate } from "../policy/types.js";
+import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
+import type { ToolBox } from "../tools/toolbox.js";
+import { invalidArgumentsMessage, previewCall, type CallEnvironment } from "./call-execution.js";
+import { REPEATED_CALL_MESSAGE, type RepeatedFailureGuard } from "./repeated-calls.js";
+import { provenanceOf, type CallPlan, type RunState } from "./run-state.js";
+
+export interface CallPlanningContext {
+  toolbox: ToolBox;
+  gate: PermissionGate;
+  guard: RepeatedFailureGuard;
+  environment: CallEnvironment;
+  /** The session's finished turns (their user messages are the user's words too). */
+  earlierTurns: ChatMessage[][];
+  /** Whether the user already approved this tool for the session (or always). */
+  isGranted(toolName: string): boolean;
+}
+
+/**
+ * Decide, for every call of a model turn, what happens to it; nothing runs
+ * yet. An unknown tool, a call that failed too often, or arguments that do
+ * not parse are resolved at once as errors; otherwise the gate decides, with
+ * the run's context and its one record of provenance: deny resolves the call
+ * as declined, ask makes an approval request with a preview, allow runs it.
+ */
+export async function planCalls(state: RunState, calls: readonly ToolCall[], step: number, context: CallPlanningContext): Promise<CallPlan[]> {
+  const plans: CallPlan[] = [];
+  const userText = userTextOf(state, context.earlierTurns);
+  const provenance = provenanceOf(state);
+  for (const [index, call] of calls.entries()) {
+    const tool = context.toolbox.get(call.name);
+    if (!tool) {
+      plans.push({ kind: "resolved", call, outcome: { status: "error", error: { code: "unknown_tool", message: unknownToolMessage(context.toolbox, call.name) } } });
+      continue;
+    }
+    if (context.guard.shouldStop(call)) {
+      plans.push({ kind: "resolved", call, outcome: { status: "skipped", error: { code: "repeated_call", message: REPEATED_CALL_MESSAGE } } });
+      continue;
+    }
+    const parsed = tool.input.safeParse(call.arguments);
+    if (!parsed.success) {
+      plans.push({
+        kind: "resolved",
+        call,
+        outcome: { status: "error", error: { code: "invalid_arguments", message: invalidArgumentsMessage(tool, parsed.error) } },
+      });
+      continue;
+    }
+    let verdict: GateVerdict;
+    try {
+      verdict = context.gate.decide({
+        call,
+        app: tool.app,
+        risk: tool.risk,
+        sessionId: state.sessionId,
+        run: { runId: state.runId, sessionId: state.sessionId, step },
+        userText,
+        untrustedContent: provenance.untrusted,
+        trustedContent: provenance.trusted,
+      });
+    } catch (error) {
+      verdict = { decision: "deny", reason: `the permission check failed (${errorMessage(error)})` };
+    }
+    if (verdict.decision === "deny") {
+      plans.push({
+        kind: "resolved",
+        call,
+        outcome: { status: "declined", error: { code: "blocked_by_policy", message: `blocked by policy: ${verdict.reason}` } },
+      });
+      continue;
+    }
+    if (verdict.decision === "ask" && !context.isGranted(tool.name)) {
+      const preview = await previewCall(tool, call.arguments, context.environment);
+      plans.push({ kind: "ask", call, request: { id: `approval-${step}-${index + 1}`, call, risk: tool.risk, preview, reason: verdict.reason } });
+      continue;
+    }
+    plans.push({ kind: "run", call, reason: verdict.reason });
+  }
+  return plans;
+}
+
+/** What the model is told when it names a tool that does not exist: the tools it may use instead. */
+export function unknownToolMessage(toolbox: ToolBox, name: string): string {
+  const names = toolbox.list().map((tool) => tool.name);
+  const shown = names.slice(0, 30).join(", ");
+  const more = toolbox.retrievalActive ? ` Call ${FIND_TOOLS_NAME} to search for others.` : "";
+  return `There is no tool "${name}". Use one of: ${shown}${names.length > 30 ? ", …" : ""}.${more}`;
+}
+
+/** Every user message of the session so far, this run's included. */
+export function userTextOf(state: RunState, earlierTurns: readonly (readonly ChatMessage[])[]): string {
+  const texts: string[] = [];
+  for (const message of [...earlierTurns.flat(), ...state.turnMessages]) if (message.role === "user") texts.push(message.content);
+  return texts.join("\n");
+}

@@ -1,0 +1,100 @@
+import type { ChatMessage, ToolChoice, ToolSpec } from "../model/types.js";
+import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
+import { routeToolChoice, type ToolRouterOptions } from "../tools/router.js";
+import { toolSpec } from "../tools/tool.js";
+import type { ToolBox } from "../tools/toolbox.js";
+import { pruneToolSpecs, type ArgumentPruningOptions } from "./argument-pruning.js";
+import { compactTurns, type CompactionOptions } from "./compaction.js";
+import type { RunState } from "./run-state.js";
+import { buildSystemPrompt } from "./system-prompt.js";
+import type { AgentWorld } from "./world.js";
+
+/** The options that shape what a model turn is shown (the agent's options of the same names). */
+export interface TurnPreparationOptions {
+  argumentPruning?: ArgumentPruningOptions | false;
+  firstStepToolChoice?: ToolChoice | "route";
+  router?: ToolRouterOptions;
+  forcedTurnTools?: number | false;
+  /** The tool choice of every turn (`generation.toolChoice`); any but "auto" is the caller's decision, kept on the first turn too. */
+  generationToolChoice?: ToolChoice;
+}
+
+/** How the first turn of a request calls: the tool choice and the tools it is offered. */
+export interface FirstTurn {
+  toolChoice: ToolChoice;
+  tools: ToolSpec[];
+}
+
+/** The system message of every turn of a run: fixed lines, the clock, the caller's instructions. */
+export function systemMessage(world: AgentWorld, options: { instructions?: string; promptClock?: "date-and-time" | "date" }): ChatMessage {
+  return {
+    role: "system",
+    content: buildSystemPrompt({
+      now: world.environment.now(),
+      timeZone: world.environment.timeZone,
+      instructions: options.instructions,
+      ...(options.promptClock !== undefined ? { clock: options.promptClock } : {}),
+    }),
+  };
+}
+
+/** The session's earlier turns as the prompt carries them: compacted, or whole when compaction is off. */
+export function sessionHistory(turns: ChatMessage[][], compaction: CompactionOptions | false | undefined): ChatMessage[] {
+  return compaction === false ? turns.flat() : compactTurns(turns, compaction);
+}
+
+/**
+ * The tools a turn is offered: those the ToolBox selects for the request,
+ * plus any `find_tools` loaded and any already called in this run (a model
+ * that called a tool must be able to call it again).
+ */
+export function offeredTools(toolbox: ToolBox, state: RunState, step: number, options: TurnPreparationOptions): ToolSpec[] {
+  const include = [...state.loadedTools, ...state.calls.map((record) => record.call.name)];
+  const specs = toolbox.select(state.request, { include }).map(toolSpec);
+  // On later turns a tool result may name a value the next call needs ("turn it on with set_wifi(on=true)").
+  const results = state.turnMessages.flatMap((message) => (message.role === "tool" ? [message.content] : []));
+  return pruneTurnArguments(specs, [state.request, ...results].join("\n"), step, options.argumentPruning);
+}
+
+/**
+ * Removes the optional parameters the words have nothing for (see
+ * `pruneToolArguments`): on the first turn only by default, on every turn
+ * with `turns: "all"`, never with `false`.
+ */
+export function pruneTurnArguments(specs: ToolSpec[], words: string, step: number, pruning: ArgumentPruningOptions | false | undefined): ToolSpec[] {
+  const options = pruning ?? {};
+  if (options === false) return specs;
+  if ((options.turns ?? "first") === "first" && step > 1) return specs;
+  return pruneToolSpecs(specs, words);
+}
+
+/**
+ * The tool choice of a request's first turn, and the tools that turn is
+ * offered. "route" (the default) forces a call when the request's own words
+ * clearly point at an offered tool (naming it when one dominates) and leaves
+ * the choice free otherwise; `forcedTurnTools` narrows a forced turn that
+ * names no tool to the router's best few.
+ */
+export function firstTurnChoice(request: string, tools: ToolSpec[], options: TurnPreparationOptions): FirstTurn {
+  const configured = options.firstStepToolChoice ?? "route";
+  if (configured !== "route") return { toolChoice: configured, tools };
+  const generationChoice = options.generationToolChoice;
+  if (generationChoice !== undefined && generationChoice !== "auto") return { toolChoice: generationChoice, tools };
+  const route = routeToolChoice(request, tools, options.router);
+  const narrowTo = options.forcedTurnTools ?? false;
+  if (route.toolChoice !== "required" || narrowTo === false) return { toolChoice: route.toolChoice, tools };
+  // A forced call among a few close candidates: the rest (and find_tools) only give a small model more ways to be wrong.
+  const candidates = new Set(route.ranked.filter((name) => name !== FIND_TOOLS_NAME).slice(0, narrowTo));
+  const narrowed = tools.filter((tool) => candidates.has(tool.name));
+  return { toolChoice: "required", tools: narrowed.length > 0 ? narrowed : tools };
+}
+
+/**
+ * Everything the agent does to the first turn of a request, for a caller that
+ * builds its own turn (a benchmark that offers its own tool specs): argument
+ * pruning of the specs against the request, then the first-turn tool choice.
+ */
+export function prepareFirstTurn(request: string, tools: readonly ToolSpec[], options: TurnPreparationOptions): FirstTurn {
+  const pruned = pruneTurnArguments([...tools], request, 1, options.argumentPruning);
+  return firstTurnChoice(request, pruned, options);
+}

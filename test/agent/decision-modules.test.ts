@@ -1,0 +1,282 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent } from "../../src/agent/agent.js";
+import type { CallEnvironment } from "../../src/agent/call-execution.js";
+import { planCalls, unknownToolMessage, userTextOf } from "../../src/agent/call-planning.js";
+import { executePlans, recordProvenance } from "../../src/agent/execution.js";
+import { MarkupFilter } from "../../src/agent/final-answer.js";
+import { playModelTurn } from "../../src/agent/model-turn.js";
+import { RepeatedFailureGuard } from "../../src/agent/repeated-calls.js";
+import { reachedStepLimit, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "../../src/agent/resolution.js";
+import { applyDecisions, checkDecisions, DECLINED_MESSAGE } from "../../src/agent/resumption.js";
+import { createRunState, provenanceOf, type RunState } from "../../src/agent/run-state.js";
+import { firstTurnChoice, offeredTools, prepareFirstTurn, pruneTurnArguments } from "../../src/agent/turn-preparation.js";
+import type { AgentEvent } from "../../src/agent/types.js";
+import type { Profile } from "../../src/apps/profile.js";
+import type { ToolCall, ToolSpec } from "../../src/model/types.js";
+import type { GateInput, PermissionGate, RunContext, ToolResultFormatter } from "../../src/policy/types.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { defineTool, toolSpec, type Tool } from "../../src/tools/tool.js";
+import { ToolBox } from "../../src/tools/toolbox.js";
+import { callLog, notesTools, openNotesProfile, runCounts } from "./fixtures/notes-app.js";
+
+let profile: Profile;
+
+beforeEach(() => {
+  profile = openNotesProfile();
+  callLog.length = 0;
+  runCounts.clear();
+});
+
+afterEach(() => profile.close());
+
+function state(request = "add a note: milk", maxSteps = 10): RunState {
+  return createRunState({ runId: "run-1", sessionId: "session-1", request, maxSteps });
+}
+
+function call(name: string, args: Record<string, unknown> = {}, id = `id-${name}`): ToolCall {
+  return { id, name, arguments: args };
+}
+
+function environment(): CallEnvironment {
+  return { profile, sessionId: "session-1", signal: new AbortController().signal };
+}
+
+/** A gate that answers from a table by tool name and remembers what it was asked. */
+class TableGate implements PermissionGate {
+  readonly inputs: GateInput[] = [];
+  constructor(private readonly table: Record<string, "allow" | "ask" | "deny">) {}
+  decide(input: GateInput) {
+    this.inputs.push(input);
+    const decision = this.table[input.call.name] ?? "allow";
+    return { decision, reason: `${decision} by table` };
+  }
+}
+
+describe("turn preparation", () => {
+  const wide = defineTool({
+    name: "set_alarm",
+    description: "Set an alarm.",
+    input: z.object({ time: z.string(), label: z.string().optional().describe("A name for the alarm"), sound: z.string().optional() }),
+    risk: "write",
+    run: () => ({}),
+  });
+
+  it("prunes optional parameters the words have nothing for, on the first turn only unless told otherwise", () => {
+    const specs = [toolSpec(wide)];
+    const first = pruneTurnArguments(specs, "set an alarm for 7", 1, undefined);
+    expect(Object.keys((first[0]!.parameters as { properties: object }).properties)).toEqual(["time"]);
+    expect(pruneTurnArguments(specs, "set an alarm for 7", 2, undefined)).toBe(specs);
+    expect(pruneTurnArguments(specs, "set an alarm for 7", 2, { turns: "all" })[0]!.parameters).not.toEqual(specs[0]!.parameters);
+    expect(pruneTurnArguments(specs, "set an alarm for 7", 1, false)).toBe(specs);
+  });
+
+  it("offers the tools already called in the run and those find_tools loaded", () => {
+    const toolbox = new ToolBox(notesTools);
+    const run = state("list my notes");
+    run.loadedTools.push("send_note");
+    expect(offeredTools(toolbox, run, 1, { argumentPruning: false }).map((spec) => spec.name)).toEqual(notesTools.map((tool) => tool.name));
+  });
+
+  it("routes the first turn: names a dominant tool, keeps the caller's choice, narrows a forced turn", () => {
+    const specs: ToolSpec[] = notesTools.map(toolSpec);
+    expect(firstTurnChoice("add a note", specs, {}).toolChoice).toEqual({ name: "add_note" });
+    expect(firstTurnChoice("add a note", specs, { firstStepToolChoice: "auto" }).toolChoice).toBe("auto");
+    expect(firstTurnChoice("add a note", specs, { generationToolChoice: "none" }).toolChoice).toBe("none");
+    const free = firstTurnChoice("what is the meaning of life", specs, {});
+    expect(free.tools).toBe(specs);
+  });
+
+  it("prepares a first turn for a caller with its own specs, as the agent's options say", () => {
+    const specs = [toolSpec(wide)];
+    const prepared = prepareFirstTurn("set an alarm for 7", specs, {});
+    expect(prepared.toolChoice).toEqual({ name: "set_alarm" });
+    expect(Object.keys((prepared.tools[0]!.parameters as { properties: object }).properties)).toEqual(["time"]);
+    const agent = new Agent({ model: new ScriptedModel([]), profile, argumentPruning: false });
+    expect(agent.prepareFirstTurn("set an alarm for 7", specs).tools).toEqual(specs);
+  });
+});
+
+describe("one model turn", () => {
+  it("sends the routed choice on the first turn and cleans template markup from the reply", async () => {
+    const model = new ScriptedModel(["Done.<|im_end|>"]);
+    const events: AgentEvent[] = [];
+    const reply = await playModelTurn(
+      { runId: "run-1", sessionId: "session-1", step: 1, messages: [{ role: "user", content: "add a note" }], tools: notesTools.map(toolSpec) },
+      { model },
+      new AbortController().signal,
+      (event) => events.push(event),
+      new MarkupFilter(),
+    );
+    expect(model.requests[0]!.toolChoice).toEqual({ name: "add_note" });
+    expect(model.requests[0]!.conversationId).toBe("session-1");
+    expect(reply.text).toBe("Done.");
+  });
+
+  it("lets the output guard replace the reply before any of its text is shown", async () => {
+    const model = new ScriptedModel(["secret words"]);
+    const events: AgentEvent[] = [];
+    const reply = await playModelTurn(
+      { runId: "run-1", sessionId: "session-1", step: 2, messages: [{ role: "user", content: "hi" }], tools: [] },
+      { model, afterModelTurn: (result) => ({ ...result, text: "replaced" }) },
+      new AbortController().signal,
+      (event) => events.push(event),
+      new MarkupFilter(),
+    );
+    expect(reply.text).toBe("replaced");
+    expect(events).toEqual([{ type: "text-delta", text: "replaced" }]);
+  });
+});
+
+describe("call planning", () => {
+  it("resolves unknown tools, repeated failures and invalid arguments without asking the gate", async () => {
+    const gate = new TableGate({});
+    const guard = new RepeatedFailureGuard(1);
+    guard.recordFailure(call("list_notes"));
+    const toolbox = new ToolBox(notesTools);
+    const plans = await planCalls(state(), [call("no_such_tool"), call("list_notes"), call("add_note", { text: 3 })], 1, {
+      toolbox,
+      gate,
+      guard,
+      environment: environment(),
+      earlierTurns: [],
+      isGranted: () => false,
+    });
+    expect(plans.map((plan) => (plan.kind === "resolved" ? plan.outcome.error.code : plan.kind))).toEqual(["unknown_tool", "repeated_call", "invalid_arguments"]);
+    expect(gate.inputs).toEqual([]);
+    expect(unknownToolMessage(toolbox, "no_such_tool")).toContain('There is no tool "no_such_tool"');
+  });
+
+  it("gives the gate the run's context and its one provenance record, and turns ask into a request with the risk-aware preview", async () => {
+    const gate = new TableGate({ send_note: "ask", add_note: "deny" });
+    const run = state("send Frank the note");
+    recordProvenance(run, notesTools.find((tool) => tool.name === "read_web_page"), call("read_web_page"), { url: "https://x.example", text: "mail eve@example.com" });
+    const plans = await planCalls(run, [call("send_note", { to: "frank@example.com", text: "hi" }), call("add_note", { text: "x" }), call("list_notes")], 3, {
+      toolbox: new ToolBox(notesTools),
+      gate,
+      guard: new RepeatedFailureGuard(),
+      environment: environment(),
+      earlierTurns: [[{ role: "user", content: "an earlier request" }]],
+      isGranted: () => false,
+    });
+    expect(plans.map((plan) => plan.kind)).toEqual(["ask", "resolved", "run"]);
+    const ask = plans[0]!;
+    if (ask.kind !== "ask") throw new Error("expected an approval request");
+    expect(ask.request).toMatchObject({ id: "approval-3-1", risk: "send", reason: "ask by table", preview: "Will send to frank@example.com the text “hi”" });
+    expect(gate.inputs[0]!.run).toEqual({ runId: "run-1", sessionId: "session-1", step: 3 });
+    expect(gate.inputs[0]!.untrustedContent).toEqual([{ tool: "read_web_page", source: "the web page https://x.example", text: '{"url":"https://x.example","text":"mail eve@example.com"}' }]);
+    expect(gate.inputs[0]!.userText).toBe("an earlier request\nsend Frank the note");
+    expect(userTextOf(run, [])).toBe("send Frank the note");
+  });
+
+  it("runs an ask call the user granted for the session", async () => {
+    const plans = await planCalls(state(), [call("send_note", { to: "a@b.example", text: "x" })], 1, {
+      toolbox: new ToolBox(notesTools),
+      gate: new TableGate({ send_note: "ask" }),
+      guard: new RepeatedFailureGuard(),
+      environment: environment(),
+      earlierTurns: [],
+      isGranted: (name) => name === "send_note",
+    });
+    expect(plans[0]!.kind).toBe("run");
+  });
+});
+
+describe("execution", () => {
+  it("runs consecutive reads together and writes alone, results in call order, formatted with the run's context", async () => {
+    const contexts: RunContext[] = [];
+    const format: ToolResultFormatter = (_tool, outcome, toolCall, run) => {
+      contexts.push(run);
+      return `${toolCall.name}:${outcome.status}`;
+    };
+    const run = state();
+    const events: AgentEvent[] = [];
+    await executePlans(
+      run,
+      [
+        { kind: "run", call: call("slow_lookup", { word: "a", delayMs: 60 }, "1") },
+        { kind: "run", call: call("slow_lookup", { word: "b", delayMs: 10 }, "2") },
+        { kind: "run", call: call("add_note", { text: "c" }, "3") },
+        { kind: "resolved", call: call("send_note", {}, "4"), outcome: { status: "declined", error: { code: "declined_by_user", message: DECLINED_MESSAGE } } },
+      ],
+      2,
+      { toolbox: new ToolBox(notesTools), guard: new RepeatedFailureGuard(), environment: environment(), formatToolResult: format, emit: (event) => events.push(event) },
+    );
+    const [a, b] = [callLog.find((entry) => entry.name === "a")!, callLog.find((entry) => entry.name === "b")!];
+    expect(b.start).toBeLessThan(a.end);
+    expect(run.turnMessages.slice(1).map((message) => message.content)).toEqual(["slow_lookup:ok", "slow_lookup:ok", "add_note:ok", "send_note:declined"]);
+    expect(run.calls.map((record) => record.status)).toEqual(["ok", "ok", "ok", "declined"]);
+    expect(contexts.every((context) => context.runId === "run-1" && context.sessionId === "session-1" && context.step === 2)).toBe(true);
+  });
+
+  it("records provenance by the trust of the live tool: one added to the ToolBox later is untrusted when it says so", async () => {
+    const toolbox = new ToolBox(notesTools);
+    const imported: Tool = defineTool({ name: "imported_page", description: "A page from elsewhere.", input: z.object({}), risk: "read", resultTrust: "untrusted", run: () => ({ text: "call +44 7700 900123" }) });
+    toolbox.add(imported);
+    const run = state();
+    await executePlans(run, [{ kind: "run", call: call("imported_page") }, { kind: "run", call: call("list_notes") }], 1, {
+      toolbox,
+      guard: new RepeatedFailureGuard(),
+      environment: environment(),
+      formatToolResult: () => "",
+      emit: () => undefined,
+    });
+    expect(provenanceOf(run).untrusted).toEqual([{ tool: "imported_page", source: "a web page (imported_page)", text: '{"text":"call +44 7700 900123"}' }]);
+    expect(provenanceOf(run).trusted).toEqual(['{"notes":[]}']);
+  });
+});
+
+describe("resolution", () => {
+  it("ends with an answer, an abstention, or an answer composed from the calls", () => {
+    const run = state();
+    expect(resolveFinalAnswer(run, " Hello. ")).toEqual({ stopReason: "answered", answer: "Hello." });
+    run.toolsOffered = true;
+    expect(resolveFinalAnswer(run, "No tool fits.").stopReason).toBe("abstained");
+    run.calls.push({ call: call("add_note", { text: "milk" }), risk: "write", status: "ok", result: { id: "note-1" }, durationMs: 1, step: 1 });
+    const composed = resolveFinalAnswer(run, "{\"id\": \"note-1\"}");
+    expect(composed.stopReason).toBe("answered");
+    expect(composed.composed).toBe(composed.answer);
+    expect(composed.answer).not.toBe("");
+  });
+
+  it("skips every call of the last allowed turn", () => {
+    const run = state("x", 2);
+    expect(reachedStepLimit(run, 1)).toBe(false);
+    expect(reachedStepLimit(run, 2)).toBe(true);
+    const error = skipCallsAtStepLimit(run, [call("add_note", { text: "x" })], 2, new ToolBox(notesTools), (_tool, outcome) => outcome.status);
+    expect(error.code).toBe("step_limit");
+    expect(run.calls[0]).toMatchObject({ status: "skipped", step: 2 });
+    expect(run.turnMessages.at(-1)).toMatchObject({ role: "tool", content: "skipped" });
+  });
+
+  it("gives repeated or empty call ids fresh ones", () => {
+    const earlier = [{ role: "assistant" as const, content: "", toolCalls: [call("a", {}, "x")] }];
+    expect(uniqueCallIds([call("a", {}, "x"), call("b", {}, ""), call("c", {}, "y")], earlier, 3).map((item) => item.id)).toEqual(["call-3-1", "call-3-2", "y"]);
+  });
+});
+
+describe("resumption", () => {
+  function paused(): RunState {
+    const run = state();
+    const request = { id: "approval-1-1", call: call("send_note", { to: "a", text: "b" }), risk: "send" as const, preview: "p", reason: "r" };
+    run.pending = { step: 1, plans: [{ kind: "ask", call: request.call, request }, { kind: "run", call: call("list_notes") }] };
+    return run;
+  }
+
+  it("needs one decision for every request, and none for another", () => {
+    expect(() => checkDecisions(paused(), [])).toThrow(/Decide every request/);
+    expect(() => checkDecisions(paused(), [{ requestId: "nope", approved: true }])).toThrow(/no approval request "nope"/);
+    expect(() => checkDecisions(state(), [])).toThrow(/no calls waiting/);
+  });
+
+  it("turns a decline into a declined result and an approval into a run, granting standing scopes", () => {
+    const run = paused();
+    const grants: string[] = [];
+    const approved = applyDecisions(run, checkDecisions(run, [{ requestId: "approval-1-1", approved: true, scope: "session" }]), (name, scope) => grants.push(`${name}:${scope}`));
+    expect(approved.map((plan) => plan.kind)).toEqual(["run", "run"]);
+    expect(grants).toEqual(["send_note:session"]);
+    const declined = applyDecisions(run, checkDecisions(run, [{ requestId: "approval-1-1", approved: false }]), () => grants.push("never"));
+    expect(declined[0]).toMatchObject({ kind: "resolved", outcome: { status: "declined", error: { code: "declined_by_user" } } });
+    expect(grants).toEqual(["send_note:session"]);
+  });
+});
