@@ -1,14 +1,15 @@
 import { basename } from "node:path";
 import { InvalidInputError } from "../errors.js";
 import type { ChatModel } from "../model/types.js";
-import { generationOptions } from "./agent-factory.js";
+import { botpsyAgentFactory } from "./agent-factory.js";
+import { runBfclCase, type BfclCaseResult } from "./bfcl/agent-run.js";
 import type { BfclModelCall } from "./bfcl/ast-checker.js";
 import { BFCL_CATEGORIES, loadBfclCategory, type BfclCase } from "./bfcl/loader.js";
-import { runBfclCase, type BfclCaseResult } from "./bfcl/runner.js";
 import type { BfclFunctionDoc } from "./bfcl/schema.js";
 import { BFCL_SUITE } from "./bfcl-scores.js";
 import type { CheckResult } from "./checker.js";
 import type { CallResult, CaseResult, EvalSettings } from "./results.js";
+import type { AgentFactory } from "./runner.js";
 import { runCasesResumably, type RunSuiteSummary } from "./run-suite.js";
 
 /**
@@ -21,6 +22,8 @@ export interface RunBfclSuiteOptions {
   /** Built-in category names or paths of BFCL files. Default: every built-in category. */
   categories?: readonly string[];
   model: ChatModel;
+  /** Builds the agent each case runs through. Default: botpsy's own (`botpsyAgentFactory`), as the other suites run it. */
+  agentFactory?: AgentFactory;
   /** `suite` must be "bfcl"; `options.maxSteps` is the step cap per turn (the leaderboard's is 20). */
   settings: EvalSettings;
   /** The JSONL file results are appended to; cases already there with the same settings are skipped. */
@@ -50,9 +53,10 @@ function sourceName(category: string): string {
 }
 
 /**
- * Run BFCL categories with a pool of `concurrency` workers, appending each
- * case's result to `out` as it finishes, so a killed run resumes where it
- * stopped (case ids are unique across BFCL categories).
+ * Run BFCL categories through the agent in the shared resumable case pool
+ * (`concurrency` workers), appending each case's result to `out` as it
+ * finishes, so a killed run resumes where it stopped (case ids are unique
+ * across BFCL categories).
  */
 export async function runBfclSuite(options: RunBfclSuiteOptions): Promise<RunSuiteSummary> {
   if (options.settings.suite !== BFCL_SUITE) {
@@ -62,19 +66,14 @@ export async function runBfclSuite(options: RunBfclSuiteOptions): Promise<RunSui
   const chosen: LoadedCase[] = categories.flatMap((category) =>
     loadBfclCategory(category, { dataDirectory: options.dataDirectory, limit: options.limit }).map((caseData) => ({ caseData, source: sourceName(category) })),
   );
-  const generation = generationOptions(options.settings);
+  const agentFactory = options.agentFactory ?? botpsyAgentFactory;
   return runCasesResumably({
     ...options,
     cases: chosen,
     idOf: (item) => item.caseData.id,
     runRecordExtras: { categories: [...categories] },
     run: async (item, key) => {
-      const outcome = await runBfclCase(item.caseData, {
-        model: options.model,
-        options: generation,
-        maxStepsPerTurn: options.settings.options.maxSteps,
-        signal: options.signal,
-      });
+      const outcome = await runBfclCase(item.caseData, { model: options.model, agentFactory, settings: options.settings, signal: options.signal });
       return bfclCaseResult(item.caseData, outcome, { settings: options.settings, settingsKey: key, modelId: options.model.id, source: item.source });
     },
   });
@@ -92,8 +91,7 @@ export interface BfclCaseResultContext {
 export function bfclCaseResult(caseData: BfclCase, outcome: BfclCaseResult, context: BfclCaseResultContext): CaseResult {
   const harnessFailed = outcome.errorType === "model_error";
   const docs = new Map(caseData.functions.map((doc) => [doc.name, doc]));
-  const executed = caseData.kind === "multi-turn";
-  const calls: CallResult[] = outcome.calls.flat().map((call) => classifyCall(call, docs, executed));
+  const calls: CallResult[] = outcome.calls.flat().map((call) => classifyCall(call, docs));
   return {
     type: "case",
     suite: BFCL_SUITE,
@@ -137,7 +135,7 @@ function checksOf(caseData: BfclCase, outcome: BfclCaseResult): CheckResult[] {
  * Invented: no function of the case has that name. Invalid: the function
  * exists but a required parameter is missing or an unknown one is given.
  */
-function classifyCall(call: BfclModelCall, docs: ReadonlyMap<string, BfclFunctionDoc>, executed: boolean): CallResult {
+function classifyCall(call: BfclModelCall, docs: ReadonlyMap<string, BfclFunctionDoc>): CallResult {
   const doc = docs.get(call.name);
   const invented = doc === undefined;
   let invalid = false;
@@ -147,6 +145,6 @@ function classifyCall(call: BfclModelCall, docs: ReadonlyMap<string, BfclFunctio
     const unknown = Object.keys(call.arguments).some((name) => !properties.includes(name));
     invalid = missing || unknown;
   }
-  // Single-turn calls are checked, never executed.
-  return { name: call.name, arguments: call.arguments, status: executed ? "ok" : "skipped", invalid, invented };
+  // Every recorded call ran through its tool (a single-turn tool records it; a multi-turn tool runs it on the case's APIs).
+  return { name: call.name, arguments: call.arguments, status: "ok", invalid, invented };
 }

@@ -86,7 +86,8 @@ describe("botpsy eval run bfcl", () => {
     expect(multiTurn.calls.every((call) => call.status === "ok" && !call.invented && !call.invalid)).toBe(true);
     const simple = cases.find((result) => result.group === "simple_python")!;
     expect(simple.checks).toEqual([{ kind: "bfcl-ast", passed: true, detail: "AST check passed" }]);
-    expect(simple.calls.every((call) => call.status === "skipped")).toBe(true);
+    expect(simple.calls.length).toBeGreaterThan(0);
+    expect(simple.calls.every((call) => call.status === "ok" && !call.invented && !call.invalid)).toBe(true);
 
     const bfcl = computeMetrics(cases).bfcl!;
     expect(bfcl.categories.map((row) => row.title)).toEqual(["simple", "multiple", "parallel", "parallel_multiple", "javascript", "irrelevance", "multi_turn_base", "multi_turn_miss_func"]);
@@ -197,17 +198,31 @@ describe("botpsy eval run bfcl", () => {
     expect(printed).toMatch(/live_simple\s+100\.0\s+\(2\/2\)/);
   });
 
-  it("scores the ground truth of every case of the data as passed, but one whose answer breaks its own schema", { timeout: 120_000 }, async () => {
+  it("scores the ground truth of every case of the data as passed, but those whose answer the agent cannot execute", { timeout: 300_000 }, async () => {
     const out = join(directory, "all.jsonl");
     await botpsyEval(["run", "bfcl", "--concurrency", "4", "--out", out], groundTruthLoader(BFCL_CATEGORIES));
     const cases = caseResults(readResults(out));
     expect(cases).toHaveLength(1690);
-    // parallel_multiple_94 expects a list of words where its function declares a list of integers.
-    expect(cases.filter((result) => !result.success).map((result) => result.caseId)).toEqual(["parallel_multiple_94"]);
+    // The agent validates every call against the function's documented schema before it runs, as
+    // the call grammar constrains a real model; these ground truths break their own documents:
+    const schemaBreaking = [
+      "simple_python_307", // true for a string
+      // JavaScript code as text where the document declares a dict or an array
+      ...[5, 9, 11, 15, 19, 32, 37, 39].map((index) => `simple_javascript_${index}`),
+      "parallel_152", // null for a float
+      "parallel_multiple_21", // a variable name for an array of floats
+      "parallel_multiple_94", // a list of words for a list of integers
+      "multi_turn_base_173", // a text ticket id for an integer
+      "multi_turn_miss_func_173", // the same
+      // calls tail at turn 1, a function held back until turn 3: the agent has no such tool yet
+      "multi_turn_miss_func_49",
+    ];
+    expect(cases.filter((result) => !result.success).map((result) => result.caseId).sort()).toEqual([...schemaBreaking].sort());
     expect(cases.flatMap((result) => result.calls).filter((call) => call.invalid || call.invented)).toEqual([]);
     const bfcl = computeMetrics(cases).bfcl!;
-    expect(bfcl.nonLive).toBeCloseTo((1 + 1 + 1 + 199 / 200) / 4, 10);
-    expect(bfcl.multiTurn).toBe(1);
+    const simple = (399 / 400 + 42 / 50) / 2;
+    expect(bfcl.nonLive).toBeCloseTo((simple + 1 + 199 / 200 + 198 / 200) / 4, 10);
+    expect(bfcl.multiTurn).toBeCloseTo((199 / 200 + 198 / 200) / 2, 10);
   });
 
   it("resumes after the process was killed mid-run: every case once, none lost", { timeout: 240_000 }, async () => {

@@ -1,12 +1,16 @@
 import { describe, expect, it } from "vitest";
 import {
   type BfclMultiTurnCase,
+  CallRecorder,
   MultiTurnChecker,
   MultiTurnEnvironment,
   checkGroundTruthAgainstItself,
+  compareStates,
   createStatefulApi,
   loadBfclCategory,
   missingResults,
+  statefulApiTools,
+  ToolNameMap,
 } from "../../src/eval/bfcl/index.js";
 import { PythonRandom } from "../../src/eval/bfcl/python-random.js";
 
@@ -93,5 +97,26 @@ describe("BFCL stateful APIs", () => {
     expect(stateCheck.stateDifferences).toEqual(["GorillaFileSystem.root"]);
 
     expect(missingResults(["a", "b", "b"], ["b", "a", "c"])).toEqual(["b"]);
+  });
+
+  it("offers the APIs as tools that run on the case's instances and record what ran", async () => {
+    const caseData = multiTurnCases("multi_turn_base")[0]!;
+    const checker = new MultiTurnChecker(caseData);
+    const recorder = new CallRecorder();
+    const tools = statefulApiTools(caseData.functions, new ToolNameMap(caseData.functions.map((doc) => doc.name)), checker, recorder);
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    const cd = byName.get("cd")!;
+    const mkdir = byName.get("mkdir")!;
+    const context = { signal: new AbortController().signal, store: undefined as never, now: () => new Date(0), timeZone: "UTC", dryRun: false };
+    // The agent validates before it runs: a folder must be text.
+    expect(cd.input.safeParse({ folder: 3 }).success).toBe(false);
+    expect(await cd.run(cd.input.parse({ folder: "document" }), context)).toContain("document");
+    expect(await mkdir.run(mkdir.input.parse({ dir_name: "temp" }), context)).toBe("None");
+    expect(String(await cd.run({ folder: "nowhere" }, context))).toContain("No such file or directory");
+    expect(recorder.calls.map((call) => call.name)).toEqual(["cd", "mkdir", "cd"]);
+    // The model's side of the checker saw those calls: after the ground truth's cd and mkdir the states agree.
+    checker.groundTruth.executeSource("cd(folder='document')");
+    checker.groundTruth.executeSource("mkdir(dir_name='temp')");
+    expect(compareStates(checker.model.state(), checker.groundTruth.state())).toEqual([]);
   });
 });

@@ -67,7 +67,7 @@ export class GroundTruthModel implements ChatModel {
     const offered = new Set((request.tools ?? []).map((tool) => tool.name));
     const candidates = this.byQuestion.get(question) ?? [];
     // Cases that share a question (a miss_func case and its base case) are told apart by the
-    // conversation id, which the BFCL runner builds from the case id, then by the tools offered.
+    // conversation id (the agent's session id, which the BFCL adapter builds from the case id), then by the tools offered.
     const conversation = request.conversationId ?? "";
     const caseData =
       candidates.find((candidate) => conversation.startsWith(`bfcl-${candidate.id}-`)) ??
@@ -78,18 +78,19 @@ export class GroundTruthModel implements ChatModel {
       candidates.find((candidate) => candidate.kind === "multi-turn") ??
       candidates[0];
     if (caseData === undefined) throw new GroundTruthCaseUnknownError(question);
-    if (caseData.kind === "single-turn") return singleTurnCalls(caseData);
     // A new turn starts whenever the last message is the user's; tool results continue the turn, and then the double stops calling.
     if (request.messages.at(-1)?.role !== "user") return [];
+    if (caseData.kind === "single-turn") return singleTurnCalls(caseData);
     const key = request.conversationId ?? caseData.id;
     const turn = this.turnsAnswered.get(key) ?? 0;
     this.turnsAnswered.set(key, turn + 1);
-    return multiTurnCalls(caseData, turn, request);
+    return multiTurnCalls(caseData, turn);
   }
 }
 
+/** Trimmed: the agent sends a request without its surrounding blanks. */
 function firstUserMessage(messages: readonly { role: string; content: string }[]): string {
-  return messages.find((message) => message.role === "user")?.content ?? "";
+  return (messages.find((message) => message.role === "user")?.content ?? "").trim();
 }
 
 function singleTurnCalls(caseData: BfclSingleTurnCase): ToolCall[] {
@@ -127,14 +128,15 @@ function firstAccepted(value: unknown): unknown {
   return Object.fromEntries(entries);
 }
 
-function multiTurnCalls(caseData: BfclMultiTurnCase, turn: number, request: GenerateRequest): ToolCall[] {
+function multiTurnCalls(caseData: BfclMultiTurnCase, turn: number): ToolCall[] {
   const names = new ToolNameMap(caseData.functions.map((doc) => doc.name));
   return (caseData.groundTruth[turn] ?? []).map((source, index) => {
     const call = parsePythonCall(source);
     const toolName = names.toolName(call.name);
-    const tool = request.tools?.find((candidate) => candidate.name === toolName);
-    // Positional arguments take the parameter names in the order the document lists them.
-    const order = Object.keys((tool?.parameters.properties as Record<string, unknown> | undefined) ?? {});
+    // Positional arguments take the parameter names in the order the document lists them (the
+    // document, not the offered tool: the agent may offer a turn's tools with optional parameters pruned).
+    const doc = caseData.functions.find((candidate) => candidate.name === call.name);
+    const order = Object.keys(doc?.parameters.properties ?? {});
     const args: Record<string, unknown> = { ...call.keywords };
     call.positional.forEach((value, position) => {
       args[order[position] ?? `arg${position}`] = value;
