@@ -49,5 +49,4 @@ export default tseslint.config(
   upward(["src/apps/**"], ["model", "policy", "agent", "eval", "cli", "server", "peer"], [runtimeModule]),
   upward(["src/eval/**", "src/tune/**"], ["cli", "server", "peer"], [agentInternals]),
   // Until the BFCL runner's second loop is replaced by the agent (whose first turn is Agent.prepareFirstTurn).
-  { files: ["src/eval/bfcl/runner.ts"], rules: { "no-restricted-imports": "off" } },
 );

@@ -1,27 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { importsOf, layerViolations, readModules, type LayerViolation } from "./import-graph.js";
-
-/**
- * Edges allowed for now, each with the change that removes it. The BFCL
- * runner's second loop, with its own argument pruning, is being replaced by
- * the agent itself (whose first-turn preparation is `Agent.prepareFirstTurn`).
- */
-const PENDING_REMOVAL = new Set(["src/eval/bfcl/runner.ts → src/agent/argument-pruning.ts"]);
-
-function withoutPending(violations: LayerViolation[]): LayerViolation[] {
-  return violations.filter((violation) => !PENDING_REMOVAL.has(`${violation.from} → ${violation.to}`));
-}
+import { importsOf, layerViolations, readModules } from "./import-graph.js";
 
 describe("the layers of src/", () => {
   it("has no import that points up the layer table or into the agent's internals", () => {
-    const violations = withoutPending(layerViolations(readModules("src"))).map((violation) => `${violation.from} → ${violation.to}: ${violation.problem}`);
+    const violations = layerViolations(readModules("src")).map((violation) => `${violation.from} → ${violation.to}: ${violation.problem}`);
     expect(violations).toEqual([]);
   });
 
   it("catches a planted upward import: policy importing the agent", () => {
     const modules = readModules("src");
     modules.set("src/policy/planted.ts", 'import { Agent } from "../agent/agent.js";\nexport const planted = Agent;\n');
-    const violations = withoutPending(layerViolations(modules));
+    const violations = layerViolations(modules);
     expect(violations).toEqual([
       { from: "src/policy/planted.ts", to: "src/agent/agent.ts", typeOnly: false, problem: "policy may not import agent" },
     ]);
