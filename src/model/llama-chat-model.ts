@@ -237,6 +237,19 @@ export class LlamaChatModel implements ChatModel {
     await this.dispose();
   }
 
+  /**
+   * The tokens a request's prompt is evaluated as (for botpsy's own dialect:
+   * the rendered prompt with remembered turns as generated). For tests and
+   * reports; nothing is evaluated.
+   */
+  promptTokens(request: Pick<GenerateRequest, "messages" | "tools" | "thinking">): Token[] {
+    const tools = normalizeToolSpecs(request.tools ?? []);
+    const thinking = this.format.supportsThinking && (request.thinking ?? "off") !== "off";
+    if (this.dialect !== undefined) return this.dialect.tokenizePrompt(this.dialect.render(request.messages, tools, thinking));
+    const chatWrapper = this.format.createWrapper({ thinking, forceCall: false, documented: tools.length > 0 ? toFunctions(tools) : undefined });
+    return this.renderPrompt(chatWrapper, toLlamaHistory(request.messages, this.rawCalls), tools.length > 0 ? toFunctions(tools, this.maxStringArgumentLength) : undefined, false);
+  }
+
   /** Tokens of a text under this model's tokenizer (for budgets and tests). */
   countTokens(text: string): number {
     return this.model.tokenize(text).length;
