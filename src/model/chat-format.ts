@@ -133,7 +133,7 @@ function formatNamed(model: LlamaModel, name: ChatFormatName): ChatFormat {
         supportsThinking: true,
         createWrapper: ({ thinking, forceCall, documented }) =>
           withToolChoice(
-            new QwenChatWrapper({ variation, thoughts: thinking && !forceCall ? "auto" : "discourage" }),
+            new QwenToolResultsAsWritten({ variation, thoughts: thinking && !forceCall ? "auto" : "discourage" }),
             forceCall,
             documented,
           ),
@@ -184,6 +184,20 @@ function withToolChoice(wrapper: ChatWrapper, forceCall: boolean, documented: Ch
     };
   };
   return wrapper;
+}
+
+/**
+ * Qwen's wrapper, writing a tool result as the template does: the tool
+ * message's content as it is (node-llama-cpp writes every result through
+ * JSON, so a plain-text result would gain quotes and a JSON one lose its
+ * spacing). The history gives results as their raw text for this format.
+ */
+export class QwenToolResultsAsWritten extends QwenChatWrapper {
+  override generateFunctionCallResult(functionName: string, functionParams: unknown, result: unknown): LlamaText {
+    const internal = (this as unknown as { _generateFunctionCallResult?: (name: string, params: unknown, raw: string) => LlamaText })._generateFunctionCallResult;
+    if (typeof result !== "string" || internal === undefined) return super.generateFunctionCallResult(functionName, functionParams, result);
+    return internal.call(this, functionName, functionParams, result);
+  }
 }
 
 /**

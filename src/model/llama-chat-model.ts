@@ -247,7 +247,7 @@ export class LlamaChatModel implements ChatModel {
     const thinking = this.format.supportsThinking && (request.thinking ?? "off") !== "off";
     if (this.dialect !== undefined) return this.dialect.tokenizePrompt(this.dialect.render(request.messages, tools, thinking));
     const chatWrapper = this.format.createWrapper({ thinking, forceCall: false, documented: tools.length > 0 ? toFunctions(tools) : undefined });
-    return this.renderPrompt(chatWrapper, toLlamaHistory(request.messages, this.rawCalls), tools.length > 0 ? toFunctions(tools, this.maxStringArgumentLength) : undefined, false);
+    return this.renderPrompt(chatWrapper, toLlamaHistory(request.messages, this.rawCalls, { rawResults: this.format.name === "qwen3" }), tools.length > 0 ? toFunctions(tools, this.maxStringArgumentLength) : undefined, false);
   }
 
   /** Tokens of a text under this model's tokenizer (for budgets and tests). */
@@ -316,7 +316,7 @@ export class LlamaChatModel implements ChatModel {
       );
     }
 
-    const history: ChatHistoryItem[] = toLlamaHistory(request.messages, this.rawCalls);
+    const history: ChatHistoryItem[] = toLlamaHistory(request.messages, this.rawCalls, { rawResults: this.format.name === "qwen3" });
     const slot = this.slotFor(request.conversationId ?? ANONYMOUS_CONVERSATION);
     const sequence = slot.sequence;
     const chatWrapper = this.format.createWrapper({ thinking: thinkingEnabled, forceCall, documented });

@@ -1,7 +1,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Template } from "@huggingface/jinja";
+import type { ChatModelFunctions, GbnfJsonSchema } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
+import { QwenToolResultsAsWritten } from "../../src/model/chat-format.js";
+import { toLlamaHistory } from "../../src/model/history.js";
 import { callGrammar, convertValue, joinParts, parseQwen35Calls, renderCalls, renderQwen35 } from "../../src/model/qwen35-dialect.js";
 import type { ChatMessage, ToolSpec } from "../../src/model/types.js";
 
@@ -206,4 +209,72 @@ describe("Qwen 3.5 calls", () => {
     expect(grammar).toMatch(/^root ::= call \("\\n<tool_call>" call\)\*/);
     expect(callGrammar(tools, { parallel: false, maxStringLength: 0 })).toMatch(/^root ::= call\n/);
   });
+});
+
+/**
+ * Qwen 3 goes through node-llama-cpp's Qwen wrapper (with results written as
+ * the template writes them); the proof is the same: the wrapper's context text
+ * for botpsy's history equals the Qwen 3 template's rendering, thinking off.
+ */
+const qwen3Template = new Template(readFileSync(join(import.meta.dirname, "../fixtures/chat-templates/qwen3.jinja"), "utf8"));
+
+function qwen3Prompt(messages: ChatMessage[], list: ToolSpec[] | undefined): string {
+  const functions: ChatModelFunctions | undefined =
+    list === undefined ? undefined : Object.fromEntries(list.map((tool) => [tool.name, { description: tool.description, params: tool.parameters as GbnfJsonSchema }]));
+  const history = toLlamaHistory(messages, new Map(), { rawResults: true });
+  const rendered = history[history.length - 1]?.type === "model" ? history : [...history, { type: "model" as const, response: [] }];
+  const wrapper = new QwenToolResultsAsWritten({ variation: "3", thoughts: "discourage" });
+  return wrapper.generateContextState({ chatHistory: rendered, ...(functions !== undefined ? { availableFunctions: functions } : {}) }).contextText.toString();
+}
+
+const qwen3Conversations: Array<{ name: string; messages: ChatMessage[]; tools?: ToolSpec[] }> = [
+  { name: "system prompt and a question, no tools", messages: [{ role: "system", content: "You are botpsy." }, { role: "user", content: "Hi" }] },
+  { name: "tools and a system prompt", tools, messages: [{ role: "system", content: "You are botpsy." }, { role: "user", content: "Weather in Paris?" }] },
+  {
+    name: "one call and its plain-text result",
+    tools,
+    messages: [
+      { role: "system", content: "You are botpsy." },
+      { role: "user", content: "Weather in Paris?" },
+      { role: "assistant", content: "", toolCalls: [weather] },
+      { role: "tool", toolCallId: "call_2", name: "get_weather", content: "sunny, 24 C" },
+    ],
+  },
+  {
+    name: "one call, a JSON result, a final answer and a new question",
+    tools,
+    messages: [
+      { role: "system", content: "You are botpsy." },
+      { role: "user", content: "Weather in Paris?" },
+      { role: "assistant", content: "", toolCalls: [weather] },
+      { role: "tool", toolCallId: "call_2", name: "get_weather", content: '{"sky": "sunny", "celsius": 24}' },
+      { role: "assistant", content: "Sunny, 24 C." },
+      { role: "user", content: "Thanks" },
+    ],
+  },
+  {
+    name: "two calls in one turn, both results",
+    tools,
+    messages: [
+      { role: "system", content: "You are botpsy." },
+      { role: "user", content: "Weather and alarms" },
+      { role: "assistant", content: "", toolCalls: [weather, alarms] },
+      { role: "tool", toolCallId: "call_2", name: "get_weather", content: "sunny" },
+      { role: "tool", toolCallId: "call_3", name: "list_alarms", content: "[]" },
+    ],
+  },
+];
+
+describe("Qwen 3 format renders exactly as the Qwen 3 template", () => {
+  for (const conversation of qwen3Conversations) {
+    it(conversation.name, () => {
+      const expected = qwen3Template.render({
+        messages: templateMessages(conversation.messages),
+        ...(conversation.tools !== undefined ? { tools: templateTools(conversation.tools) } : {}),
+        add_generation_prompt: true,
+        enable_thinking: false,
+      });
+      expect(qwen3Prompt(conversation.messages, conversation.tools)).toBe(expected);
+    });
+  }
 });
