@@ -3,6 +3,7 @@ import {
   ChatWrapper,
   LlamaText,
   QwenChatWrapper,
+  SpecialToken,
   SpecialTokensText,
   resolveChatWrapper,
   type ChatModelFunctions,
@@ -238,6 +239,19 @@ export class PromptedToolCallChatWrapper extends ChatMLChatWrapper {
     },
     segments: {},
   };
+
+  /**
+   * ChatML templates write no BOS of their own, and SmolLM2's BOS is
+   * `<|im_start|>` itself: node-llama-cpp's ChatML wrapper would open every
+   * prompt with it twice (`<|im_start|><|im_start|>system`), which the
+   * template never renders.
+   */
+  override generateContextState(options: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState {
+    const state = super.generateContextState(options);
+    const [first, ...rest] = state.contextText.values;
+    if (!(first instanceof SpecialToken && first.value === "BOS")) return state;
+    return { ...state, contextText: LlamaText(rest) };
+  }
 
   override generateAvailableFunctionsSystemText(availableFunctions: ChatModelFunctions): LlamaText {
     const names = Object.keys(availableFunctions);

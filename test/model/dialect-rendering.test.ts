@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Template } from "@huggingface/jinja";
 import type { ChatModelFunctions, GbnfJsonSchema } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
-import { QwenToolResultsAsWritten } from "../../src/model/chat-format.js";
+import { PromptedToolCallChatWrapper, QwenToolResultsAsWritten } from "../../src/model/chat-format.js";
 import { toLlamaHistory } from "../../src/model/history.js";
 import { callGrammar, convertValue, joinParts, parseQwen35Calls, renderCalls, renderQwen35 } from "../../src/model/qwen35-dialect.js";
 import type { ChatMessage, ToolSpec } from "../../src/model/types.js";
@@ -275,6 +275,58 @@ describe("Qwen 3 format renders exactly as the Qwen 3 template", () => {
         enable_thinking: false,
       });
       expect(qwen3Prompt(conversation.messages, conversation.tools)).toBe(expected);
+    });
+  }
+});
+
+/**
+ * SmolLM2's template (ChatML, no tool syntax) carries botpsy's prompted
+ * format: the tool list is part of the system message, a call is the
+ * assistant's text, results come back in a user turn. The proof: the
+ * wrapper's text equals SmolLM2's own template rendering those messages.
+ * (Without a system message the template adds SmolLM's default one; botpsy's
+ * agent always sends one, so every conversation here has one.)
+ */
+const smollm2Template = new Template(readFileSync(join(import.meta.dirname, "../fixtures/chat-templates/smollm2.jinja"), "utf8"));
+
+describe("the prompted format renders as SmolLM2's ChatML template", () => {
+  const wrapper = new PromptedToolCallChatWrapper();
+  const functions: ChatModelFunctions = Object.fromEntries(tools.map((tool) => [tool.name, { description: tool.description, params: tool.parameters as GbnfJsonSchema }]));
+  const toolText = wrapper.generateAvailableFunctionsSystemText(functions).toString();
+  const cases: Array<{ name: string; messages: ChatMessage[]; withTools: boolean; templateMessages: Array<{ role: string; content: string }> }> = [
+    {
+      name: "a system prompt and a question",
+      withTools: false,
+      messages: [{ role: "system", content: "You are botpsy." }, { role: "user", content: "Hi" }],
+      templateMessages: [{ role: "system", content: "You are botpsy." }, { role: "user", content: "Hi" }],
+    },
+    {
+      name: "tools, a call, its result, an answer and a new question",
+      withTools: true,
+      messages: [
+        { role: "system", content: "You are botpsy." },
+        { role: "user", content: "Weather in Paris?" },
+        { role: "assistant", content: "", toolCalls: [weather] },
+        { role: "tool", toolCallId: "call_2", name: "get_weather", content: '{"sky": "sunny"}' },
+        { role: "assistant", content: "Sunny." },
+        { role: "user", content: "Thanks" },
+      ],
+      templateMessages: [
+        { role: "system", content: `You are botpsy.\n\n${toolText}` },
+        { role: "user", content: "Weather in Paris?" },
+        { role: "assistant", content: '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris", "unit": "c"}}</tool_call>' },
+        { role: "user", content: '<tool_response>{"sky": "sunny"}</tool_response>' },
+        { role: "assistant", content: "Sunny." },
+        { role: "user", content: "Thanks" },
+      ],
+    },
+  ];
+  for (const testCase of cases) {
+    it(testCase.name, () => {
+      const history = toLlamaHistory(testCase.messages);
+      const rendered = history[history.length - 1]?.type === "model" ? history : [...history, { type: "model" as const, response: [] }];
+      const text = wrapper.generateContextState({ chatHistory: rendered, ...(testCase.withTools ? { availableFunctions: functions } : {}) }).contextText.toString();
+      expect(text).toBe(smollm2Template.render({ messages: testCase.templateMessages, add_generation_prompt: true }));
     });
   }
 });
