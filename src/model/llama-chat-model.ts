@@ -301,7 +301,8 @@ export class LlamaChatModel implements ChatModel {
           allowed,
           forceCall,
           parallelCalls: this.allowsParallelCalls(request),
-          thinking: thinkingEnabled,
+          // A forced call opens the turn: no thought segment first (as with the other formats).
+          thinking: thinkingEnabled && !forceCall,
           thoughtBudget: !thinkingEnabled ? 0 : typeof thinking === "object" ? thinking.budget : Infinity,
           maxTokens: request.maxTokens ?? 512,
           temperature: request.temperature ?? 0,

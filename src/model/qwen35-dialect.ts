@@ -1,4 +1,4 @@
-import { InvalidInputError } from "../errors.js";
+import { BotpsyError, InvalidInputError } from "../errors.js";
 import type { ChatMessage, JsonSchema, ToolCall, ToolSpec } from "./types.js";
 
 /**
@@ -281,8 +281,11 @@ function literal(value: string): string {
   return JSON.stringify(value);
 }
 
-export class CallParseError extends Error {
-  readonly code = "call_parse_failed";
+/** Generated call text that does not read back as a call to an offered tool (the grammar should prevent it). */
+export class CallParseError extends BotpsyError {
+  constructor(message: string) {
+    super("call_parse_failed", message);
+  }
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   type LlamaModel,
   type Token,
 } from "node-llama-cpp";
-import { ContextOverflowError } from "./errors.js";
+import { ChatFormatUnsupportedError, ContextOverflowError } from "./errors.js";
 import {
   CallParseError,
   EMPTY_THINK_BLOCK,
@@ -309,7 +309,7 @@ export class Qwen35Generator {
 
 function singleToken(model: LlamaModel, text: string): Token {
   const tokens = model.tokenize(text, true);
-  if (tokens.length !== 1) throw new Error(`The model's vocabulary has no single token for ${text}; it cannot speak the Qwen 3.5 format. Choose another chat format for it.`);
+  if (tokens.length !== 1) throw new ChatFormatUnsupportedError("qwen3.5", `its vocabulary has no single token for ${text}`);
   return tokens[0]!;
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Template } from "@huggingface/jinja";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChatFormatUnsupportedError } from "../../src/model/errors.js";
 import { readModelInfo } from "../../src/model/info.js";
 import { normalizeToolSpecs } from "../../src/model/json-schema.js";
 import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
@@ -71,6 +72,14 @@ describe("the Qwen 3.5 fixture", () => {
       await cached.dispose();
       await named.dispose();
     }
+  }, TIMEOUT_MS);
+
+  it("refuses the Qwen 3.5 format for a model whose vocabulary cannot write it", async () => {
+    const smollm2 = process.env.BOTPSY_TEST_MODEL;
+    if (smollm2 === undefined) throw new Error("BOTPSY_TEST_MODEL is not set: run the model tests through vitest (test/global-setup.ts).");
+    const attempt = LlamaChatModel.load({ modelPath: smollm2, gpu: false, threads: 1, contextSize: 256, chatFormat: "qwen3.5" });
+    await expect(attempt).rejects.toBeInstanceOf(ChatFormatUnsupportedError);
+    await expect(attempt).rejects.toThrow(/no single token for <tool_call>/);
   }, TIMEOUT_MS);
 
   it("names the dialect in the model's info, with the template's hash and a passing self-test", async () => {
