@@ -21,6 +21,8 @@ export function dialectOfTemplate(template: string | undefined): ChatFormatName 
   if (templateSha256(template) === QWEN35_TEMPLATE_SHA256) return "qwen3.5";
   if (template.includes("<function=") && template.includes("<parameter=") && template.includes("<tool_call>")) return "qwen3.5";
   if (template.includes("<tool_call>") && template.includes("<think>")) return "qwen3";
+  // ChatML with no tool syntax of its own: botpsy's prompted call format.
+  if (template.includes("<|im_start|>") && !template.includes("tool")) return "prompted";
   return "unknown";
 }
 

@@ -5,6 +5,7 @@ import type { ChatModelFunctions, GbnfJsonSchema } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
 import { PromptedToolCallChatWrapper, QwenToolResultsAsWritten } from "../../src/model/chat-format.js";
 import { toLlamaHistory } from "../../src/model/history.js";
+import { dialectOfTemplate, selfTestDialect } from "../../src/model/dialect-self-test.js";
 import { callGrammar, convertValue, joinParts, parseQwen35Calls, renderCalls, renderQwen35 } from "../../src/model/qwen35-dialect.js";
 import type { ChatMessage, ToolSpec } from "../../src/model/types.js";
 
@@ -329,4 +330,23 @@ describe("the prompted format renders as SmolLM2's ChatML template", () => {
       expect(text).toBe(smollm2Template.render({ messages: testCase.templateMessages, add_generation_prompt: true }));
     });
   }
+});
+
+describe("the dialect a template gets, and the self-test models info prints", () => {
+  const read = (name: string): string => readFileSync(join(import.meta.dirname, `../fixtures/chat-templates/${name}.jinja`), "utf8");
+
+  it("recognises each proved template", () => {
+    expect(dialectOfTemplate(read("qwen3.5"))).toBe("qwen3.5");
+    expect(dialectOfTemplate(read("qwen3"))).toBe("qwen3");
+    expect(dialectOfTemplate(read("smollm2"))).toBe("prompted");
+    expect(dialectOfTemplate(undefined)).toBe("unknown");
+  });
+
+  it("passes on the Qwen 3.5 template and names where an altered one differs", () => {
+    expect(selfTestDialect(read("qwen3.5"))).toMatch(/^pass: /);
+    const altered = read("qwen3.5").replace("'\\n</parameter>\\n'", "'</parameter>\\n'");
+    expect(altered).not.toBe(read("qwen3.5"));
+    expect(selfTestDialect(altered)).toMatch(/^fail: botpsy's prompt differs from the template's at character \d+/);
+    expect(selfTestDialect(read("smollm2"))).toMatch(/^not run/);
+  });
 });
