@@ -9,6 +9,7 @@ const BENCHMARKS: Record<string, (argv: string[]) => Promise<number>> = {
   model: async (argv) => (await import("./model.js")).runModelBench(argv),
   agent: async (argv) => (await import("./agent.js")).runAgentBenchMain(argv),
   injection: async (argv) => (await import("./injection.js")).runInjectionBench(argv),
+  cache: async (argv) => (await import("./cache.js")).runCacheBench(argv),
 };
 
 export async function runBench(argv: readonly string[]): Promise<number> {

@@ -3,6 +3,7 @@ import {
   ChatWrapper,
   LlamaText,
   QwenChatWrapper,
+  SpecialToken,
   SpecialTokensText,
   resolveChatWrapper,
   type ChatModelFunctions,
@@ -11,6 +12,9 @@ import {
   type ChatWrapperSettings,
   type LlamaModel,
 } from "node-llama-cpp";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
 import type { JsonSchema } from "./types.js";
 
 /**
@@ -31,6 +35,12 @@ export interface ThinkingMode {
 
 export interface ChatFormat {
   readonly name: ChatFormatName;
+  /**
+   * Whether botpsy writes this format itself (prompt, calls, history) instead
+   * of through a node-llama-cpp chat wrapper: Qwen 3.5's, whose calls hold one
+   * `<parameter=NAME>` block per argument, which no wrapper writes.
+   */
+  readonly ownDialect: boolean;
   /** Whether the format has thought segments at all. */
   readonly supportsThinking: boolean;
   /**
@@ -46,19 +56,85 @@ export interface ChatFormat {
 /** Template wrappers node-llama-cpp resolves that have no tool-call syntax a model was trained on. */
 const GENERIC_WRAPPERS = new Set(["ChatML", "General", "Empty", "AlpacaChat", "FalconChat", "Llama2Chat", "Gemma", "Template", "JinjaTemplate"]);
 
-export function selectChatFormat(model: LlamaModel, forced?: ChatFormatName): ChatFormat {
-  const resolved = resolveChatWrapper(model, { warningLogs: false });
-  const name = forced ?? formatNameOf(resolved);
+/** How a format was chosen, for load-time reports. */
+export type FormatSource = "named" | "cache" | "template";
+
+/**
+ * The format of a loaded model. A named format (the catalog's, or the user's)
+ * skips node-llama-cpp's template resolution, which compares the template
+ * against every wrapper it knows (seconds on a small machine); otherwise the
+ * resolution is cached by the template's hash (`cache`).
+ */
+export function selectChatFormat(
+  model: LlamaModel,
+  forced?: ChatFormatName,
+  cache?: FormatCache,
+): ChatFormat & { source: FormatSource } {
+  const template = typeof model.fileInfo.metadata.tokenizer?.chat_template === "string" ? model.fileInfo.metadata.tokenizer.chat_template : "";
+  const key = createHash("sha256").update(`${String(model.fileInfo.metadata.general?.architecture)}\u0000${template}`).digest("hex");
+  let source: FormatSource = "named";
+  let name = forced;
+  if (name === undefined) {
+    const cached = cache?.get(key);
+    if (cached !== undefined) {
+      name = cached;
+      source = "cache";
+    } else {
+      name = formatNameOf(resolveChatWrapper(model, { warningLogs: false }));
+      source = "template";
+      cache?.set(key, name);
+    }
+  }
+  return { ...formatNamed(model, name), source };
+}
+
+/** Remembers which format a template resolved to, by the template's hash. */
+export interface FormatCache {
+  get(templateHash: string): ChatFormatName | undefined;
+  set(templateHash: string, format: ChatFormatName): void;
+}
+
+/** A format cache kept in a small JSON file (beside the models), shared by every command. */
+export function fileFormatCache(path: string): FormatCache {
+  const read = (): Record<string, ChatFormatName> => {
+    try {
+      return JSON.parse(readFileSync(path, "utf8")) as Record<string, ChatFormatName>;
+    } catch {
+      return {};
+    }
+  };
+  return {
+    get: (templateHash) => {
+      const value = read()[templateHash];
+      return value !== undefined && FORMAT_NAMES.has(value) ? value : undefined;
+    },
+    set: (templateHash, format) => {
+      try {
+        mkdirSync(dirname(path), { recursive: true });
+        const temporary = `${path}.${process.pid}.tmp`;
+        writeFileSync(temporary, `${JSON.stringify({ ...read(), [templateHash]: format }, null, 2)}\n`);
+        renameSync(temporary, path);
+      } catch {
+        // A cache that cannot be written only costs the resolution next time.
+      }
+    },
+  };
+}
+
+const FORMAT_NAMES: ReadonlySet<string> = new Set<ChatFormatName>(["qwen3.5", "qwen3", "prompted", "native"]);
+
+function formatNamed(model: LlamaModel, name: ChatFormatName): ChatFormat {
   switch (name) {
     case "qwen3.5":
     case "qwen3": {
       const variation = name === "qwen3.5" ? "3.5" : "3";
       return {
         name,
+        ownDialect: name === "qwen3.5",
         supportsThinking: true,
         createWrapper: ({ thinking, forceCall, documented }) =>
           withToolChoice(
-            new QwenChatWrapper({ variation, thoughts: thinking && !forceCall ? "auto" : "discourage" }),
+            new QwenToolResultsAsWritten({ variation, thoughts: thinking && !forceCall ? "auto" : "discourage" }),
             forceCall,
             documented,
           ),
@@ -67,16 +143,20 @@ export function selectChatFormat(model: LlamaModel, forced?: ChatFormatName): Ch
     case "prompted":
       return {
         name,
+        ownDialect: false,
         supportsThinking: false,
         createWrapper: ({ forceCall, documented }) => withToolChoice(new PromptedToolCallChatWrapper(), forceCall, documented),
       };
-    case "native":
+    case "native": {
+      const resolved = resolveChatWrapper(model, { warningLogs: false });
       return {
         name,
+        ownDialect: false,
         supportsThinking: resolved.settings.segments?.thought !== undefined,
         createWrapper: ({ forceCall, documented }) =>
           withToolChoice(resolveChatWrapper(model, { warningLogs: false }), forceCall, documented),
       };
+    }
   }
 }
 
@@ -105,6 +185,20 @@ function withToolChoice(wrapper: ChatWrapper, forceCall: boolean, documented: Ch
     };
   };
   return wrapper;
+}
+
+/**
+ * Qwen's wrapper, writing a tool result as the template does: the tool
+ * message's content as it is (node-llama-cpp writes every result through
+ * JSON, so a plain-text result would gain quotes and a JSON one lose its
+ * spacing). The history gives results as their raw text for this format.
+ */
+export class QwenToolResultsAsWritten extends QwenChatWrapper {
+  override generateFunctionCallResult(functionName: string, functionParams: unknown, result: unknown): LlamaText {
+    const internal = (this as unknown as { _generateFunctionCallResult?: (name: string, params: unknown, raw: string) => LlamaText })._generateFunctionCallResult;
+    if (typeof result !== "string" || internal === undefined) return super.generateFunctionCallResult(functionName, functionParams, result);
+    return internal.call(this, functionName, functionParams, result);
+  }
 }
 
 /**
@@ -145,6 +239,19 @@ export class PromptedToolCallChatWrapper extends ChatMLChatWrapper {
     },
     segments: {},
   };
+
+  /**
+   * ChatML templates write no BOS of their own, and SmolLM2's BOS is
+   * `<|im_start|>` itself: node-llama-cpp's ChatML wrapper would open every
+   * prompt with it twice (`<|im_start|><|im_start|>system`), which the
+   * template never renders.
+   */
+  override generateContextState(options: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState {
+    const state = super.generateContextState(options);
+    const [first, ...rest] = state.contextText.values;
+    if (!(first instanceof SpecialToken && first.value === "BOS")) return state;
+    return { ...state, contextText: LlamaText(rest) };
+  }
 
   override generateAvailableFunctionsSystemText(availableFunctions: ChatModelFunctions): LlamaText {
     const names = Object.keys(availableFunctions);

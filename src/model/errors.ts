@@ -129,3 +129,10 @@ export class InvalidToolCallError extends BotpsyError {
     super("invalid_tool_call", message, options);
   }
 }
+
+/** A chat format was named for a model whose vocabulary cannot write it. */
+export class ChatFormatUnsupportedError extends BotpsyError {
+  constructor(format: string, reason: string, options: { cause?: unknown } = {}) {
+    super("chat_format_unsupported", `The ${format} chat format cannot be used with this model: ${reason}. Load it without naming a format (botpsy then reads it from the model's template) or name one its template writes.`, options);
+  }
+}

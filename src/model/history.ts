@@ -11,9 +11,14 @@ import type { ChatMessage } from "./types.js";
  *
  * `rawCalls` gives, per call id, the exact text a call was generated as, so
  * that the history renders token for token as it was evaluated and the
- * cached context stays valid.
+ * cached context stays valid. `rawResults` keeps tool results as their text
+ * (for wrappers that write them as the template does).
  */
-export function toLlamaHistory(messages: readonly ChatMessage[], rawCalls: ReadonlyMap<string, LlamaTextJSON> = new Map()): ChatHistoryItem[] {
+export function toLlamaHistory(
+  messages: readonly ChatMessage[],
+  rawCalls: ReadonlyMap<string, LlamaTextJSON> = new Map(),
+  options: { rawResults?: boolean } = {},
+): ChatHistoryItem[] {
   const history: ChatHistoryItem[] = [];
   // Calls of the open model item still waiting for their result.
   let pendingCalls = new Map<string, ChatModelFunctionCall>();
@@ -62,7 +67,8 @@ export function toLlamaHistory(messages: readonly ChatMessage[], rawCalls: Reado
             `Message ${index} is a tool result for call "${message.toolCallId}", which no earlier assistant message made. Put each tool message right after the assistant message whose toolCalls contains its id.`,
           );
         }
-        call.result = parseResult(message.content);
+        // Formats whose template writes the content as it is get it so; the others show JSON as JSON.
+        call.result = options.rawResults === true ? message.content : parseResult(message.content);
         pendingCalls.delete(message.toolCallId);
         continuesAfterResults = true;
         break;

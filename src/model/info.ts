@@ -2,6 +2,8 @@ import { statSync } from "node:fs";
 import { GgufFileType, readGgufFileInfo } from "node-llama-cpp";
 import { ModelFileCorruptError, ModelFileMissingError } from "./errors.js";
 import { existsSync } from "node:fs";
+import type { ChatFormatName } from "./chat-format.js";
+import { dialectOfTemplate, selfTestDialect, templateSha256 } from "./dialect-self-test.js";
 
 /** What `botpsy models info` shows: read from the GGUF header, no weights loaded. */
 export interface ModelInfo {
@@ -15,6 +17,12 @@ export interface ModelInfo {
   quantization: string;
   contextLength: number | undefined;
   chatTemplate: string | undefined;
+  /** sha256 of the chat template, to compare a download against the template botpsy was proved on. */
+  chatTemplateSha256: string | undefined;
+  /** The format botpsy speaks to this model; "unknown" leaves it to node-llama-cpp's resolution at load time. */
+  dialect: ChatFormatName | "unknown";
+  /** One line: whether botpsy's rendering matches the file's own template on a fixed conversation. */
+  selfTest: string;
   license: string | undefined;
 }
 
@@ -35,6 +43,7 @@ export async function readModelInfo(path: string): Promise<ModelInfo> {
     (sum, tensor) => sum + tensor.dimensions.reduce<number>((product, dimension) => product * Number(dimension), 1),
     0,
   );
+  const chatTemplate = typeof tokenizer.chat_template === "string" ? tokenizer.chat_template : undefined;
   const fileType = typeof general.file_type === "number" ? general.file_type : undefined;
   return {
     path,
@@ -44,7 +53,10 @@ export async function readModelInfo(path: string): Promise<ModelInfo> {
     parameterCount,
     quantization: fileType !== undefined ? (GgufFileType[fileType] ?? `type ${fileType}`).replace(/^MOSTLY_/, "") : "unknown",
     contextLength: typeof architectureMetadata.context_length === "number" ? architectureMetadata.context_length : undefined,
-    chatTemplate: typeof tokenizer.chat_template === "string" ? tokenizer.chat_template : undefined,
+    chatTemplate,
+    chatTemplateSha256: chatTemplate !== undefined ? templateSha256(chatTemplate) : undefined,
+    dialect: dialectOfTemplate(chatTemplate),
+    selfTest: selfTestDialect(chatTemplate),
     license: typeof general.license === "string" ? general.license : undefined,
   };
 }

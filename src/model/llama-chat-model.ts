@@ -24,7 +24,8 @@ import {
 } from "node-llama-cpp";
 import * as nodeLlamaCpp from "node-llama-cpp";
 import { InvalidInputError } from "../errors.js";
-import { selectChatFormat, type ChatFormat, type ChatFormatName } from "./chat-format.js";
+import { fileFormatCache, selectChatFormat, type ChatFormat, type ChatFormatName, type FormatSource } from "./chat-format.js";
+import { Qwen35Generator } from "./qwen35-generation.js";
 import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "./errors.js";
 import { createGeneration } from "./generation.js";
 import { toLlamaHistory } from "./history.js";
@@ -58,8 +59,10 @@ export interface LlamaChatModelOptions {
   threads?: number;
   /** Conversations kept evaluated at once (context sequences). Default 2. */
   maxConversations?: number;
-  /** Overrides the chat format read from the model's template. */
+  /** Overrides the chat format read from the model's template (and skips reading it: faster loads). */
   chatFormat?: ChatFormatName;
+  /** Where the format a template resolved to is remembered by the template's hash. Default: nowhere. */
+  formatCacheFile?: string;
   /**
    * Penalise verbatim repetition (DRY sampling) on turns where the model may
    * call a tool. Default true: a very small model writing a string argument
@@ -129,8 +132,11 @@ interface ConversationSlot {
  */
 export class LlamaChatModel implements ChatModel {
   readonly id: string;
-  readonly format: ChatFormat;
+  readonly format: ChatFormat & { source?: FormatSource };
   readonly contextSize: number;
+  /** Milliseconds the last load took, and how the format was chosen (for reports). */
+  loadMilliseconds = 0;
+  private readonly dialect: Qwen35Generator | undefined;
   private readonly slots: ConversationSlot[];
   private readonly rawCalls = new Map<string, LlamaTextJSON>();
   private queue: Promise<unknown> = Promise.resolve();
@@ -151,6 +157,7 @@ export class LlamaChatModel implements ChatModel {
     this.dryRepeatPenalty = repetitionGuard ? DRY_REPEAT_PENALTY : undefined;
     this.format = format;
     this.contextSize = context.contextSize;
+    this.dialect = format.ownDialect ? new Qwen35Generator(model, context.contextSize) : undefined;
     this.slots = [];
     for (let index = 0; index < context.totalSequences; index++) {
       this.slots.push({ sequence: context.getSequence(), conversationId: undefined, lastUsed: 0 });
@@ -158,6 +165,7 @@ export class LlamaChatModel implements ChatModel {
   }
 
   static async load(options: LlamaChatModelOptions): Promise<LlamaChatModel> {
+    const loadStartedAt = performance.now();
     const fileInfo = await readModelFileInfo(options.modelPath);
     const architecture = String(fileInfo.metadata.general?.architecture ?? "unknown");
     if (!KNOWN_ARCHITECTURES.has(architecture)) throw new UnsupportedArchitectureError(options.modelPath, architecture);
@@ -187,8 +195,17 @@ export class LlamaChatModel implements ChatModel {
       await model.dispose();
       throw error;
     }
-    const format = selectChatFormat(model, options.chatFormat);
-    return new LlamaChatModel(model, context, fileInfo, options.id ?? basename(options.modelPath), format, options.repetitionGuard ?? true, options.maxStringArgumentLength ?? 160);
+    let loaded: LlamaChatModel;
+    try {
+      const format = selectChatFormat(model, options.chatFormat, options.formatCacheFile !== undefined ? fileFormatCache(options.formatCacheFile) : undefined);
+      loaded = new LlamaChatModel(model, context, fileInfo, options.id ?? basename(options.modelPath), format, options.repetitionGuard ?? true, options.maxStringArgumentLength ?? 160);
+    } catch (error) {
+      await context.dispose();
+      await model.dispose();
+      throw error;
+    }
+    loaded.loadMilliseconds = performance.now() - loadStartedAt;
+    return loaded;
   }
 
   generate(request: GenerateRequest): Generation {
@@ -218,6 +235,19 @@ export class LlamaChatModel implements ChatModel {
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.dispose();
+  }
+
+  /**
+   * The tokens a request's prompt is evaluated as (for botpsy's own dialect:
+   * the rendered prompt with remembered turns as generated). For tests and
+   * reports; nothing is evaluated.
+   */
+  promptTokens(request: Pick<GenerateRequest, "messages" | "tools" | "thinking">): Token[] {
+    const tools = normalizeToolSpecs(request.tools ?? []);
+    const thinking = this.format.supportsThinking && (request.thinking ?? "off") !== "off";
+    if (this.dialect !== undefined) return this.dialect.tokenizePrompt(this.dialect.render(request.messages, tools, thinking));
+    const chatWrapper = this.format.createWrapper({ thinking, forceCall: false, documented: tools.length > 0 ? toFunctions(tools) : undefined });
+    return this.renderPrompt(chatWrapper, toLlamaHistory(request.messages, this.rawCalls, { rawResults: this.format.name === "qwen3" }), tools.length > 0 ? toFunctions(tools, this.maxStringArgumentLength) : undefined, false);
   }
 
   /** Tokens of a text under this model's tokenizer (for budgets and tests). */
@@ -261,7 +291,33 @@ export class LlamaChatModel implements ChatModel {
     const documented = tools.length > 0 ? toFunctions(tools) : undefined;
     const functions = allowed.length > 0 ? toFunctions(allowed, this.maxStringArgumentLength) : undefined;
 
-    const history: ChatHistoryItem[] = toLlamaHistory(request.messages, this.rawCalls);
+    if (this.dialect !== undefined) {
+      const slot = this.slotFor(request.conversationId ?? ANONYMOUS_CONVERSATION);
+      return this.dialect.generate(
+        slot.sequence,
+        {
+          messages: request.messages,
+          documented: tools,
+          allowed,
+          forceCall,
+          parallelCalls: this.allowsParallelCalls(request),
+          // A forced call opens the turn: no thought segment first (as with the other formats).
+          thinking: thinkingEnabled && !forceCall,
+          thoughtBudget: !thinkingEnabled ? 0 : typeof thinking === "object" ? thinking.budget : Infinity,
+          maxTokens: request.maxTokens ?? 512,
+          temperature: request.temperature ?? 0,
+          seed: request.seed ?? 1,
+          topP: request.topP,
+          topK: request.topK,
+          dryRepeatPenalty: allowed.length > 0 ? this.dryRepeatPenalty : undefined,
+          maxStringLength: this.maxStringArgumentLength,
+          signal,
+        },
+        emit,
+      );
+    }
+
+    const history: ChatHistoryItem[] = toLlamaHistory(request.messages, this.rawCalls, { rawResults: this.format.name === "qwen3" });
     const slot = this.slotFor(request.conversationId ?? ANONYMOUS_CONVERSATION);
     const sequence = slot.sequence;
     const chatWrapper = this.format.createWrapper({ thinking: thinkingEnabled, forceCall, documented });

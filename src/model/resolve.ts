@@ -161,6 +161,7 @@ export async function loadLlamaModel(options: Extract<CreateChatModelOptions, { 
   return LlamaChatModel.load({
     ...loadOptions,
     modelPath: path,
+    formatCacheFile: join(directory ?? modelsDirectory(), "chat-formats.json"),
     id: resolved.kind === "catalog" ? resolved.entry!.id : (loadOptions.id ?? undefined),
     ...(chatFormat !== undefined && chatFormat !== "native" ? { chatFormat } : {}),
   });

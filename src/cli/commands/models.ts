@@ -77,6 +77,9 @@ export function registerModelsCommand(program: Command): void {
         ["quantisation", info.quantization],
         ["context length", info.contextLength !== undefined ? String(info.contextLength) : "-"],
         ["licence", info.license ?? entry?.license ?? "-"],
+        ["dialect", info.dialect],
+        ["template sha256", info.chatTemplateSha256 ?? "-"],
+        ["self-test", info.selfTest],
         ["chat template", options.template === true ? `\n${template}` : `${template.slice(0, 100).replaceAll("\n", "\\n")}${template.length > 100 ? "… (--template for all)" : ""}`],
       ];
       for (const [label, value] of lines) process.stdout.write(`${label.padEnd(15)} ${value}\n`);
