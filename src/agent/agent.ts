@@ -18,7 +18,7 @@ import { routeToolChoice, type ToolRouterOptions } from "../tools/router.js";
 import { toolSpec, type Tool } from "../tools/tool.js";
 import { ToolBox } from "../tools/toolbox.js";
 import { isAbstention } from "./abstention.js";
-import { executeCall, invalidArgumentsMessage, previewCall, type CallEnvironment } from "./call-execution.js";
+import { executeCall, invalidArgumentsMessage, previewCallChecked, type CallEnvironment } from "./call-execution.js";
 import { compactTurns, type CompactionOptions } from "./compaction.js";
 import { RiskGate } from "./default-gate.js";
 import { EventChannel } from "./event-channel.js";
@@ -28,6 +28,7 @@ import { AgentSessionStore, AgentStateError } from "./session-store.js";
 import { pruneToolSpecs, type ArgumentPruningOptions } from "./argument-pruning.js";
 import { composeAnswerFromCalls, isReadableAnswer, MarkupFilter, stripTemplateMarkup } from "./final-answer.js";
 import { buildSystemPrompt } from "./system-prompt.js";
+import { groundCallDates } from "./date-grounding.js";
 import { formatToolResultAsData, type ToolOutcome, type ToolResultFormatter } from "./tool-result-format.js";
 import type {
   AgentEvent,
@@ -457,7 +458,14 @@ export class Agent {
   private async plan(state: RunState, calls: ToolCall[], step: number, environment: CallEnvironment, guard: RepeatedFailureGuard): Promise<CallPlan[]> {
     const plans: CallPlan[] = [];
     const userText = userTextOf(state, this.sessions.turns(state.sessionId));
-    for (const [index, call] of calls.entries()) {
+    for (const [index, written] of calls.entries()) {
+      // A day or time that contradicts the request's own words is corrected, or sent back to the model.
+      const grounding = groundCallDates(written, state.request, { now: this.profile.environment.now(), timeZone: this.profile.environment.timeZone });
+      const call = grounding.call;
+      if (grounding.kind === "contradiction") {
+        plans.push({ kind: "resolved", call, outcome: { status: "error", error: grounding.error } });
+        continue;
+      }
       const tool = this.toolbox.get(call.name);
       if (!tool) {
         plans.push({ kind: "resolved", call, outcome: { status: "error", error: { code: "unknown_tool", message: this.unknownToolMessage(call.name) } } });
@@ -498,7 +506,12 @@ export class Agent {
         continue;
       }
       if (verdict.decision === "ask" && !this.sessions.isGranted(tool.name, state.sessionId)) {
-        const preview = await previewCall(tool, call.arguments, environment);
+        const { preview, failure } = await previewCallChecked(tool, call.arguments, environment);
+        // A call whose dry run already fails is the model's to fix, not the user's to approve.
+        if (failure !== undefined && failure.code !== "aborted") {
+          plans.push({ kind: "resolved", call, outcome: { status: "error", error: failure } });
+          continue;
+        }
         plans.push({ kind: "ask", call, request: { id: `approval-${step}-${index + 1}`, call, risk: tool.risk, preview, reason: verdict.reason } });
         continue;
       }

@@ -44,12 +44,21 @@ export async function executeCall(tool: Tool, args: unknown, environment: CallEn
  * `describe`, else a dry run (rolled back) whose changes are listed.
  */
 export async function previewCall(tool: Tool, args: unknown, environment: CallEnvironment): Promise<string> {
+  return (await previewCallChecked(tool, args, environment)).preview;
+}
+
+/**
+ * `previewCall`, and the failure when the dry run (or the description) already
+ * fails: such a call goes back to the model as that failure, never to the user
+ * for an approval that could only end in the same error.
+ */
+export async function previewCallChecked(tool: Tool, args: unknown, environment: CallEnvironment): Promise<{ preview: string; failure?: { code: string; message: string } }> {
   const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   try {
     const parsed: unknown = tool.input.parse(args);
     if (tool.describe) {
       const describe = tool.describe.bind(tool);
-      return environment.profile.store.read((store) => describe(parsed, contextFor(environment, store, environment.signal, true)));
+      return { preview: await environment.profile.store.read((store) => describe(parsed, contextFor(environment, store, environment.signal, true))) };
     }
     const changes = await withDeadline(timeoutMs, environment.signal, async (signal) => {
       const outcome = await environment.profile.store.action(
@@ -59,10 +68,10 @@ export async function previewCall(tool: Tool, args: unknown, environment: CallEn
       );
       return outcome.changes;
     });
-    return describeChanges(tool, changes);
+    return { preview: describeChanges(tool, changes) };
   } catch (error) {
     const failure = describeFailure(tool, error, timeoutMs, environment.signal);
-    return `${tool.name} would fail: ${failure.message}`;
+    return { preview: `${tool.name} would fail: ${failure.message}`, failure };
   }
 }
 
