@@ -7,6 +7,8 @@ import { createChatModel } from "../../model/resolve.js";
 import type { ChatModel } from "../../model/types.js";
 import { createSafetyLayer, type SafetyLayer } from "../../policy/safety.js";
 import { judgeRun, type RunVerdict } from "../../agent/outcome.js";
+import { setLlamaLogVerbose } from "../../model/llama-log.js";
+import { openProfileAnnounced } from "../first-run.js";
 import { approvalAnswerSource, LineReader, parseApproveOption, pausedMessage, type ApprovalAnswer } from "../approval-input.js";
 
 export interface AgentCommandOptions {
@@ -57,7 +59,8 @@ export function parseThreads(value: string | undefined): number | undefined {
 export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolean }): Promise<AgentSetup> {
   const maxSteps = parseMaxSteps(options.maxSteps);
   const threads = parseThreads(options.threads);
-  const profile = Profile.open();
+  setLlamaLogVerbose(options.verbose === true);
+  const profile = openProfileAnnounced();
   let model: ChatModel;
   try {
     model = await createChatModel({ model: options.model, progress: !options.quiet, ...(threads !== undefined ? { threads } : {}) });
