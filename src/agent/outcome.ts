@@ -76,7 +76,11 @@ const CANNOT = /^(?:i'?m\s+sorry[,.]?\s+(?:but\s+)?)?(?:i\s+(?:can(?:no|')t|am\s
 /** Judge a finished agent run (`outcome`) against the request it served. Pure: reads nothing else. */
 export function judgeRun(outcome: AgentOutcome, request: string, options: { maxAnswerCharacters?: number } = {}): RunVerdict {
   const requestKind = classifyRequest(request);
-  const assessment = assessAnswer(outcome.answer, request, options.maxAnswerCharacters ?? DEFAULT_MAX_ANSWER_CHARACTERS);
+  // "Done: find tools. tools: 3 items." is the agent's account of a tool search, not an answer or a deed.
+  const metaOnly = [...META_TOOLS].some((name) => outcome.answer.trim().toLowerCase().startsWith(`done: ${name.replace(/_/g, " ")}`));
+  const assessment = metaOnly
+    ? { usable: false, problem: "empty" as const, text: "", cut: false }
+    : assessAnswer(outcome.answer, request, options.maxAnswerCharacters ?? DEFAULT_MAX_ANSWER_CHARACTERS);
   const work = outcome.calls.filter((record) => !META_TOOLS.has(record.call.name));
   const succeeded = work.filter((record) => record.status === "ok");
   const effects = succeeded.filter((record) => record.risk !== "read");

@@ -39,6 +39,9 @@ describe("run outcomes", () => {
     const onlySearched = judgeRun(outcome({ answer: "Done: find tools. tools: 5 items", calls: [record("find_tools", "read", "ok")] }), "Set an alarm for 7 am");
     expect(onlySearched).toMatchObject({ outcome: "failed", exitCode: 1 });
     expect(onlySearched.reason).toMatch(/Not done: only searched for tools \(find_tools\)/);
+    expect(onlySearched.answer).not.toContain("Done: find tools");
+    const searchedForAnswer = judgeRun(outcome({ answer: "Done: find tools. tools: 5 items", calls: [record("find_tools", "read", "ok")] }), "What's on my calendar tomorrow?");
+    expect(searchedForAnswer).toMatchObject({ outcome: "failed", answer: "The model produced no usable answer (it wrote no answer)." });
 
     const failedWrite = judgeRun(outcome({ stopReason: "abstained", calls: [record("set_alarm", "write", "error", {}, { code: "invalid_time", message: "bad time" })] }), "Set an alarm");
     expect(failedWrite.outcome).toBe("failed");
