@@ -31,6 +31,7 @@ export type Grounding =
 /** Argument names that carry the day or time a call acts on; ends of ranges and durations are left alone. */
 const TEMPORAL_KEY = /(?:^|_)(?:date|day|when|due|deadline|start|time|at|datetime|on)(?:$|_)/i;
 const NOT_TEMPORAL_KEY = /zone|end|until|duration|reminder|repeat|minutes|seconds|hours|count|format/i;
+const TIME_ONLY_KEY = /(?:^|_)time$/i;
 const ISO_DATE = /^(\d{4}-\d{2}-\d{2})$/;
 const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
 const HH_MM = /^([01]?\d|2[0-3]):([0-5]\d)$/;
@@ -98,10 +99,15 @@ export function groundCallDates(call: ToolCall, request: string, clock: Groundin
     if (typeof value !== "string" || !TEMPORAL_KEY.test(key) || NOT_TEMPORAL_KEY.test(key)) continue;
     const read = readArgument(value, clock);
     if (read === undefined) continue;
-    const dateWrong = wanted.date !== undefined && read.named.date !== undefined && read.named.date !== wanted.date;
-    const timeWrong = wanted.time !== undefined && read.named.time !== undefined && read.named.time !== wanted.time;
+    // A time-of-day parameter ("time", "new_time") is about the time only; a date parameter takes a
+    // time from the request only when the request ties it to a day ("Friday at 1 pm"): a lone "at 5"
+    // may be about another thing the request asks for.
+    const timeOnly = TIME_ONLY_KEY.test(key);
+    const dateWrong = !timeOnly && wanted.date !== undefined && read.named.date !== undefined && read.named.date !== wanted.date;
+    const timeWrong =
+      wanted.time !== undefined && read.named.time !== undefined && read.named.time !== wanted.time && (timeOnly || wanted.date !== undefined);
     if (!dateWrong && !timeWrong) continue;
-    const date = dateWrong ? wanted.date : read.named.date;
+    const date = timeOnly ? undefined : dateWrong ? wanted.date : read.named.date;
     const time = timeWrong ? wanted.time : read.named.time;
     const replacement = [date, time].filter((part) => part !== undefined).join(" ");
     const says = [wanted.date, wanted.time].filter((part) => part !== undefined).join(" ");
