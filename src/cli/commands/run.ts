@@ -88,10 +88,9 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
   };
 }
 
-/** Prints a run as it happens: each call and its result, the answer's words as they come. */
+/** Prints a run as it happens: each call and its result; the answer once the run is judged (see `outcome`). */
 export class RunPrinter {
   private readonly write: (text: string) => void;
-  private midLine = false;
   /** Calls already printed: a call resumed after approval is not shown again. */
   private readonly shownCalls = new Set<string>();
   /** The standing decision (`--yes`, `--approve`): printed once per call instead of a question. */
@@ -110,7 +109,6 @@ export class RunPrinter {
       case "tool-call":
         if (this.shownCalls.has(event.call.id)) return;
         this.shownCalls.add(event.call.id);
-        this.endLine();
         this.write(`→ ${event.call.name} ${JSON.stringify(event.call.arguments)}${event.risk ? ` [${event.risk}]` : ""}\n`);
         return;
       case "tool-result":
@@ -120,15 +118,11 @@ export class RunPrinter {
         this.write(`  ✗ ${event.call.name}: ${event.error.code}: ${event.error.message}\n`);
         return;
       case "approval-request":
-        this.endLine();
         if (this.standingDecision !== undefined) {
           this.write(`  ${this.standingDecision.approved ? "approved" : "declined"} by ${this.standingDecision.source}: ${event.request.preview}\n`);
           return;
         }
         this.write(`? ${event.request.call.name} needs approval (${event.request.reason})\n  ${event.request.preview}\n`);
-        return;
-      case "done":
-        this.endLine();
         return;
       default:
         return;
@@ -137,15 +131,10 @@ export class RunPrinter {
 
   /** The end of a run: the answer to show (the model's words only when usable) and the verdict in one line. */
   outcome(outcome: AgentOutcome, verdict: RunVerdict): void {
-    this.endLine();
     if (verdict.answer !== "" && verdict.outcome !== "needs_approval") this.write(`${verdict.answer}\n`);
-    if (outcome.error && outcome.stopReason !== "step_limit") this.write(`botpsy: ${outcome.error.message} [${outcome.error.code}]\n`);
+    // The verdict's reason already quotes an error's message; its code is the part worth adding.
+    if (outcome.error && outcome.stopReason === "error") this.write(`botpsy: [${outcome.error.code}]\n`);
     this.write(verdict.outcome === "needs_approval" ? `${pausedMessage(outcome)}\n` : `[${verdict.outcome}] ${verdict.reason}\n`);
-  }
-
-  private endLine(): void {
-    if (this.midLine) this.write("\n");
-    this.midLine = false;
   }
 }
 
