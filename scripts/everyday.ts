@@ -7,11 +7,12 @@
  *
  * Run after `npm run build`:
  *   npx tsx scripts/everyday.ts --label before [--only 1,5] [--max-steps 2] [--timeout 25] [--cli path/to/main.js]
+ *   npx tsx scripts/everyday.ts --table before,after     (the passes side by side)
  * It needs the test model at .botpsy-test/models/ (hard-linked into each
  * scratch home, so nothing is downloaded) and writes results/everyday/<label>.json.
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, linkSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Profile } from "../src/apps/profile.js";
@@ -122,7 +123,27 @@ function snapshot(home: string, apps: string[]): Views {
   }
 }
 
+/** `--table before,after`: the two passes side by side, as a Markdown table. */
+function printTable(labels: string[]): void {
+  const passes = labels.map((label) => JSON.parse(readFileSync(join(root, "results", "everyday", `${label}.json`), "utf8")) as { rows: Row[] });
+  const header = ["#", "request", ...labels.flatMap((label) => [`${label}: CLI said (exit)`, `${label}: apps`])];
+  process.stdout.write(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|\n`);
+  for (const [offset, entry] of EVERYDAY_REQUESTS.entries()) {
+    const cells = passes.flatMap((pass) => {
+      const row = pass.rows.find((candidate) => candidate.index === offset + 1);
+      if (row === undefined) return ["-", "-"];
+      return [`${row.reported} (${row.exitCode ?? "killed"})`, row.served ? "served" : "not served"];
+    });
+    process.stdout.write(`| ${offset + 1} | ${entry.request} | ${cells.join(" | ")} |\n`);
+  }
+}
+
 function main(): void {
+  const table = option("table");
+  if (table !== undefined) {
+    printTable(table.split(","));
+    return;
+  }
   const label = option("label") ?? "run";
   const maxSteps = option("max-steps") ?? "2";
   const timeoutSeconds = Number(option("timeout") ?? "25");
