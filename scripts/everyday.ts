@@ -7,7 +7,7 @@
  *
  * Run after `npm run build`:
  *   npx tsx scripts/everyday.ts --label before [--only 1,5] [--max-steps 2] [--timeout 25] [--cli path/to/main.js]
- *   npx tsx scripts/everyday.ts --table before,after     (the passes side by side)
+ *   npx tsx scripts/everyday.ts --table before,after     (the passes side by side; "before+retry" overlays a retry pass, marked *)
  * It needs the test model at .botpsy-test/models/ (hard-linked into each
  * scratch home, so nothing is downloaded) and writes results/everyday/<label>.json.
  */
@@ -125,7 +125,14 @@ function snapshot(home: string, apps: string[]): Views {
 
 /** `--table before,after`: the two passes side by side, as a Markdown table. */
 function printTable(labels: string[]): void {
-  const passes = labels.map((label) => JSON.parse(readFileSync(join(root, "results", "everyday", `${label}.json`), "utf8")) as { rows: Row[] });
+  // "before+before-retry": the rows of a retry pass (the timed-out requests run again) replace the first pass's.
+  const read = (label: string): Row[] => (JSON.parse(readFileSync(join(root, "results", "everyday", `${label}.json`), "utf8")) as { rows: Row[] }).rows;
+  const passes = labels.map((label) => {
+    const [first, ...retries] = label.split("+");
+    const rows = read(first!);
+    for (const retry of retries) for (const row of read(retry)) rows[rows.findIndex((candidate) => candidate.index === row.index)] = { ...row, reported: `${row.reported}*` };
+    return { rows };
+  });
   const header = ["#", "request", ...labels.flatMap((label) => [`${label}: CLI said (exit)`, `${label}: apps`])];
   process.stdout.write(`| ${header.join(" | ")} |\n|${header.map(() => "---").join("|")}|\n`);
   for (const [offset, entry] of EVERYDAY_REQUESTS.entries()) {

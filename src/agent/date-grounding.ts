@@ -29,7 +29,7 @@ export type Grounding =
   | { kind: "contradiction"; call: ToolCall; error: { code: "date_contradicts_request"; message: string } };
 
 /** Argument names that carry the day or time a call acts on; ends of ranges and durations are left alone. */
-const TEMPORAL_KEY = /(?:^|_)(?:date|day|when|due|deadline|start|time|at|datetime|on)(?:$|_)/i;
+const TEMPORAL_KEY = /(?:^|_)(?:date|day|when|due|deadline|start|from|time|at|datetime|on)(?:$|_)/i;
 const NOT_TEMPORAL_KEY = /zone|end|until|duration|reminder|repeat|minutes|seconds|hours|count|format/i;
 const TIME_ONLY_KEY = /(?:^|_)time$/i;
 const ISO_DATE = /^(\d{4}-\d{2}-\d{2})$/;
@@ -109,9 +109,10 @@ export function groundCallDates(call: ToolCall, request: string, clock: Groundin
     if (!dateWrong && !timeWrong) continue;
     const date = timeOnly ? undefined : dateWrong ? wanted.date : read.named.date;
     const time = timeWrong ? wanted.time : read.named.time;
-    const replacement = [date, time].filter((part) => part !== undefined).join(" ");
+    const replacement = timeOnly ? (time ?? value) : [date, time].filter((part) => part !== undefined).join(" ");
     const says = [wanted.date, wanted.time].filter((part) => part !== undefined).join(" ");
-    if (!read.whole) {
+    // A time-of-day parameter takes the request's time whole, whatever else the model wrote into it.
+    if (!read.whole && !timeOnly) {
       return {
         kind: "contradiction",
         call,

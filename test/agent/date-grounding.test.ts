@@ -34,6 +34,11 @@ describe("grounded dates and times", () => {
   it("corrects an alarm's time and leaves agreeing or unrelated arguments alone", () => {
     expect(groundCallDates(call("set_alarm", { time: "08:00" }), "Set an alarm in 2 hours", clock).call.arguments).toEqual({ time: "11:00" });
     expect(groundCallDates(call("set_alarm", { time: "7am" }), "Set an alarm for 7 am tomorrow", clock).kind).toBe("unchanged");
+    expect(groundCallDates(call("set_alarm", { time: "2022-12-01T09:00:00Z" }), "Set an alarm in 2 hours", clock).call.arguments).toEqual({ time: "11:00" });
+    expect(groundCallDates(call("list_events", { from: "2022-01-20", to: "2022-01-26" }), "What's on my calendar today?", clock).call.arguments).toEqual({
+      from: "2026-12-01",
+      to: "2022-01-26",
+    });
     expect(groundCallDates(call("create_event", { title: "Lunch", date: "Friday", time: "1 pm", end: "14:30" }), "Schedule lunch with Priya on Friday at 1 pm", clock).kind).toBe(
       "unchanged",
     );
