@@ -48,6 +48,19 @@ export async function executeCall(tool: Tool, args: unknown, environment: CallEn
  * the tool's timeout and the run's signal.
  */
 export async function previewCall(tool: Tool, args: Record<string, unknown>, environment: CallEnvironment): Promise<string> {
+  return (await previewCallChecked(tool, args, environment)).preview;
+}
+
+/**
+ * `previewCall`, and the failure when the dry run already fails: such a call
+ * goes back to the model as that failure, never to the user for an approval
+ * that could only end in the same error.
+ */
+export async function previewCallChecked(
+  tool: Tool,
+  args: Record<string, unknown>,
+  environment: CallEnvironment,
+): Promise<{ preview: string; failure?: { code: string; message: string } }> {
   const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const { profile } = environment;
   try {
@@ -57,10 +70,12 @@ export async function previewCall(tool: Tool, args: Record<string, unknown>, env
         signal,
       }),
     );
-    return preview.text;
+    if (preview.error === undefined) return { preview: preview.text };
+    if (environment.signal.aborted) return { preview: preview.text, failure: { code: "aborted", message: `The run was stopped before ${tool.name} finished.` } };
+    return { preview: preview.text, failure: { code: preview.errorCode ?? "tool_failed", message: preview.error } };
   } catch (error) {
     const failure = describeFailure(tool, error, timeoutMs, environment.signal);
-    return `${tool.name} would fail: ${failure.message}`;
+    return { preview: `${tool.name} would fail: ${failure.message}`, failure };
   }
 }
 

@@ -3,7 +3,8 @@ import type { ChatMessage, ToolCall } from "../model/types.js";
 import type { GateVerdict, PermissionGate } from "../policy/types.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
 import type { ToolBox } from "../tools/toolbox.js";
-import { invalidArgumentsMessage, previewCall, type CallEnvironment } from "./call-execution.js";
+import { invalidArgumentsMessage, previewCallChecked, type CallEnvironment } from "./call-execution.js";
+import { groundCallDates } from "./date-grounding.js";
 import { REPEATED_CALL_MESSAGE, type RepeatedFailureGuard } from "./repeated-calls.js";
 import { provenanceOf, type CallPlan, type RunState } from "./run-state.js";
 
@@ -29,7 +30,15 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
   const plans: CallPlan[] = [];
   const userText = userTextOf(state, context.earlierTurns);
   const provenance = provenanceOf(state);
-  for (const [index, call] of calls.entries()) {
+  const { profile } = context.environment;
+  for (const [index, written] of calls.entries()) {
+    // A day or time that contradicts the request's own words is corrected, or sent back to the model.
+    const grounding = groundCallDates(written, state.request, { now: profile.environment.now(), timeZone: profile.environment.timeZone });
+    const call = grounding.call;
+    if (grounding.kind === "contradiction") {
+      plans.push({ kind: "resolved", call, outcome: { status: "error", error: grounding.error } });
+      continue;
+    }
     const tool = context.toolbox.get(call.name);
     if (!tool) {
       plans.push({ kind: "resolved", call, outcome: { status: "error", error: { code: "unknown_tool", message: unknownToolMessage(context.toolbox, call.name) } } });
@@ -72,7 +81,12 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
       continue;
     }
     if (verdict.decision === "ask" && !context.isGranted(tool.name)) {
-      const preview = await previewCall(tool, call.arguments, context.environment);
+      const { preview, failure } = await previewCallChecked(tool, call.arguments, context.environment);
+      // A call whose dry run already fails is the model's to fix, not the user's to approve.
+      if (failure !== undefined && failure.code !== "aborted") {
+        plans.push({ kind: "resolved", call, outcome: { status: "error", error: failure } });
+        continue;
+      }
       plans.push({ kind: "ask", call, request: { id: `approval-${step}-${index + 1}`, call, risk: tool.risk, preview, reason: verdict.reason } });
       continue;
     }

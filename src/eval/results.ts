@@ -53,6 +53,8 @@ export interface RunRecord {
   concurrency: number;
   /** BFCL runs: the categories (names or files) this run was asked for. */
   categories?: string[];
+  /** Runs with a limit: the ids of the cases chosen, in suite order. */
+  caseIds?: string[];
 }
 
 export interface CallResult {

@@ -2,6 +2,7 @@ import type { ChatModel } from "../model/types.js";
 import { ProgressBar } from "./progress.js";
 import { finishedCaseIds, ResultsWriter, settingsKey, type CaseResult, type EvalSettings, type RunRecord } from "./results.js";
 import { runScenario, type AgentFactory } from "./runner.js";
+import { spreadOverGroups } from "./sampling.js";
 import type { Scenario } from "./scenario.js";
 
 export interface RunSuiteOptions {
@@ -11,7 +12,7 @@ export interface RunSuiteOptions {
   settings: EvalSettings;
   /** The JSONL file results are appended to; cases already there with the same settings are skipped. */
   out: string;
-  /** Run at most this many cases of the suite (the first N, in suite order). */
+  /** Run at most this many cases of the suite, spread evenly over its groups (see `spreadOverGroups`). */
   limit?: number;
   /** Cases run at the same time. Default 1. */
   concurrency?: number;
@@ -37,10 +38,12 @@ export interface RunSuiteSummary {
  * to `out` as it finishes, so a killed run resumes where it stopped.
  */
 export async function runSuite(options: RunSuiteOptions): Promise<RunSuiteSummary> {
-  const chosen = options.limit === undefined ? [...options.scenarios] : options.scenarios.slice(0, options.limit);
+  const chosen = options.limit === undefined ? [...options.scenarios] : spreadOverGroups(options.scenarios, options.limit, (scenario) => scenario.tags.group);
   return runCasesResumably({
     ...options,
     cases: chosen,
+    // A limited run records which cases it chose, so its rates can be read (and repeated) case by case.
+    ...(options.limit !== undefined ? { runRecordExtras: { caseIds: chosen.map((scenario) => scenario.id) } } : {}),
     idOf: (scenario) => scenario.id,
     run: (scenario, key) =>
       runScenario(scenario, {

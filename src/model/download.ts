@@ -10,6 +10,7 @@ import { promisify } from "node:util";
 import { errorMessage } from "../errors.js";
 import type { CatalogEntry, ModelSource } from "./catalog.js";
 import { ChecksumMismatchError, ModelFileTruncatedError, NoSourceReachableError } from "./errors.js";
+import { quarantineModelFile, writeVerifiedStamp } from "./integrity.js";
 import { extractZipMember } from "./zip.js";
 
 export interface PullProgress {
@@ -30,6 +31,8 @@ export interface PullOptions {
   python?: string;
   /** Extra HTTP headers (an `Authorization` for gated repositories). */
   headers?: Record<string, string>;
+  /** Told when the file already there failed its check and was moved aside before fetching it again. */
+  onCorruptFile?: (report: { path: string; movedTo: string; problem: string }) => void;
 }
 
 export interface PullResult {
@@ -70,8 +73,16 @@ export async function pullModel(entry: CatalogEntry, options: PullOptions): Prom
   await mkdir(options.directory, { recursive: true });
   const finalPath = join(options.directory, entry.fileName);
   if (existsSync(finalPath)) {
-    const sha256 = await verifyFile(finalPath, entry, describeSource(entry.sources[0] ?? { kind: "file", path: finalPath }), options);
-    return { path: finalPath, source: { kind: "file", path: finalPath }, sizeBytes: (await stat(finalPath)).size, sha256, downloaded: false };
+    try {
+      const sha256 = await verifyFile(finalPath, entry, describeSource(entry.sources[0] ?? { kind: "file", path: finalPath }), options);
+      writeVerifiedStamp(finalPath, sha256);
+      return { path: finalPath, source: { kind: "file", path: finalPath }, sizeBytes: (await stat(finalPath)).size, sha256, downloaded: false };
+    } catch (error) {
+      if (!(error instanceof ChecksumMismatchError || error instanceof ModelFileTruncatedError)) throw error;
+      // A corrupt file is kept aside (never loaded, never silently deleted) and fetched again.
+      const aside = await quarantineModelFile(finalPath);
+      options.onCorruptFile?.({ path: finalPath, movedTo: aside, problem: error.message });
+    }
   }
   const partialPath = partialPathFor(finalPath);
   const attempts: string[] = [];
@@ -82,6 +93,7 @@ export async function pullModel(entry: CatalogEntry, options: PullOptions): Prom
       await fetchSource(source, partialPath, entry, options);
       const sha256 = await verifyFile(partialPath, entry, label, options);
       await rename(partialPath, finalPath);
+      writeVerifiedStamp(finalPath, sha256);
       return { path: finalPath, source, sizeBytes: (await stat(finalPath)).size, sha256, downloaded: true };
     } catch (error) {
       if (options.signal?.aborted) throw error;

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { GgufFileType, readGgufFileInfo } from "node-llama-cpp";
-import { ModelFileCorruptError, ModelFileMissingError } from "./errors.js";
+import { ModelFileCorruptError, ModelFileMissingError, ModelFileTruncatedError } from "./errors.js";
+import { expectedDataEnd } from "./integrity.js";
 import { existsSync } from "node:fs";
 import type { ChatFormatName } from "./chat-format.js";
 import { dialectOfTemplate, selfTestDialect, templateSha256 } from "./dialect-self-test.js";
@@ -34,6 +35,10 @@ export async function readModelInfo(path: string): Promise<ModelInfo> {
   } catch (error) {
     throw new ModelFileCorruptError(path, error instanceof Error ? error.message : String(error), { cause: error });
   }
+  // The header may be whole while the weights after it were cut short: the tensor table says where they must end.
+  const dataEnd = fileInfo.splicedParts === 1 ? expectedDataEnd(fileInfo.tensorInfo ?? []) : 0;
+  const fileSize = statSync(path).size;
+  if (fileSize < dataEnd) throw new ModelFileTruncatedError(path, fileSize, dataEnd);
   const metadata = fileInfo.metadata as unknown as Record<string, Record<string, unknown> | undefined>;
   const general = metadata.general ?? {};
   const architecture = String(general.architecture ?? "unknown");

@@ -1,3 +1,4 @@
+import { llamaLogOptions } from "./llama-log.js";
 import { availableParallelism } from "node:os";
 import { randomUUID } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
@@ -6,7 +7,6 @@ import {
   LlamaChat,
   LlamaText,
   type ChatWrapper,
-  LlamaLogLevel,
   getLlama,
   readGgufFileInfo,
   type ChatHistoryItem,
@@ -97,7 +97,7 @@ function sharedLlama(gpu: boolean | undefined): Promise<Llama> {
   const key = gpu === false ? "cpu" : "auto";
   let instance = llamaInstances.get(key);
   if (instance === undefined) {
-    instance = getLlama({ gpu: gpu === false ? false : "auto", logLevel: LlamaLogLevel.error });
+    instance = getLlama({ gpu: gpu === false ? false : "auto", ...llamaLogOptions() });
     llamaInstances.set(key, instance);
   }
   return instance;

@@ -3,6 +3,7 @@ import { rm } from "node:fs/promises";
 import { isAbsolute, join, resolve } from "node:path";
 import { modelsDirectory } from "../config.js";
 import type { ChatFormatName } from "./chat-format.js";
+import { checkModelFile } from "./integrity.js";
 import { MODEL_CATALOG, SMOLLM2_ID, findCatalogEntry, parseHuggingFaceReference, type CatalogEntry } from "./catalog.js";
 import { createProgressBar, partialPathFor, pullModel, type PullOptions, type PullResult } from "./download.js";
 import { ModelFileMissingError, UnknownModelError } from "./errors.js";
@@ -79,7 +80,9 @@ export interface EnsureModelOptions extends ModelLocationOptions, Omit<PullOptio
 /** Makes sure a model's file is present (pulling catalog and `hf:` models), and returns its path. */
 export async function ensureModelFile(name: string, options: EnsureModelOptions = {}): Promise<{ path: string; resolved: ResolvedModel; pulled?: PullResult }> {
   const resolved = resolveModel(name, options);
-  if (resolved.present) return { path: resolved.path, resolved };
+  // Before a load, a catalog file is checked (size, then sha256 unless already verified); a corrupt one is pulled again.
+  const intact = !resolved.present || resolved.entry === undefined || (await checkModelFile(resolved.path, resolved.entry)).state === "ok";
+  if (resolved.present && intact) return { path: resolved.path, resolved };
   if (resolved.entry === undefined) throw new ModelFileMissingError(resolved.path);
   const pulled = await pullWithProgress(resolved.entry, options);
   return { path: pulled.path, resolved: { ...resolved, present: true }, pulled };
@@ -89,6 +92,7 @@ export async function pullWithProgress(entry: CatalogEntry, options: EnsureModel
   const bar = options.progress === true ? createProgressBar() : undefined;
   try {
     return await pullModel(entry, {
+      onCorruptFile: (report) => process.stderr.write(`botpsy: ${report.problem}\nMoved it aside to ${report.movedTo}; fetching it again.\n`),
       ...options,
       directory: options.directory ?? modelsDirectory(),
       onProgress: (progress) => {

@@ -1,4 +1,4 @@
-import { errorMessage } from "../errors.js";
+import { BotpsyError, errorMessage } from "../errors.js";
 import type { Change, Store } from "../store/store.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
 
@@ -21,6 +21,8 @@ export interface CallPreview {
   changes: Change[];
   /** Set when the dry run failed: the call would fail the same way. */
   error?: string;
+  /** The failure's stable code, when the dry run failed with one (a ToolError's code). */
+  errorCode?: string;
 }
 
 export async function previewCall(
@@ -58,7 +60,8 @@ export async function previewCall(
   } catch (error) {
     const message = errorMessage(error);
     const intent = described ?? describeCall(tool, args, [], undefined);
-    return { text: `${intent} (a trial run failed: ${message})`, changes: [], error: message };
+    const errorCode = error instanceof BotpsyError ? error.code : undefined;
+    return { text: `${intent} (a trial run failed: ${message})`, changes: [], error: message, ...(errorCode !== undefined ? { errorCode } : {}) };
   }
 }
 

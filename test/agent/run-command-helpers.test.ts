@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { AgentOutcome, ApprovalRequest, CallRecord } from "../../src/agent/types.js";
-import { abstentionNote, decideApprovals, EXIT_CODES, parseMaxSteps, parseThreads, RunPrinter } from "../../src/cli/commands/run.js";
+import { judgeRun } from "../../src/agent/outcome.js";
+import { parseApproveOption } from "../../src/cli/approval-input.js";
+import { abstentionNote, decideApprovals, EXIT_CODES, outcomeJson, parseMaxSteps, parseThreads, RunPrinter } from "../../src/cli/commands/run.js";
 
 const request: ApprovalRequest = {
   id: "approval-1-1",
@@ -26,9 +28,34 @@ describe("botpsy run helpers", () => {
     expect(questions[0]).toContain("[y/N]");
     expect(questions[0]).toContain("send_email");
     expect(await decideApprovals([request], {})).toBeUndefined();
+    // Input that ended (a pipe with no more answers) decides nothing: the run stays paused.
+    expect(await decideApprovals([request], { ask: () => Promise.resolve(undefined) })).toBeUndefined();
   });
 
-  it("prints calls, results, errors and approval requests as they happen", () => {
+  it("takes --approve yes|no (or --yes) as a standing decision for scripts", async () => {
+    expect(parseApproveOption({ approve: "no" })).toEqual({ approved: false, source: "--approve no" });
+    expect(parseApproveOption({ yes: true })).toEqual({ approved: true, source: "--yes" });
+    expect(parseApproveOption({})).toBeUndefined();
+    expect(() => parseApproveOption({ approve: "maybe" })).toThrow(/--approve must be "yes" or "no"/);
+    expect(() => parseApproveOption({ yes: true, approve: "no" })).toThrow(/contradict/);
+    expect(await decideApprovals([request], { standing: { approved: false, source: "--approve no" } })).toEqual([{ requestId: "approval-1-1", approved: false }]);
+  });
+
+  it("with a standing decision prints the call and the decision once, not a question and the call twice", () => {
+    let printed = "";
+    const printer = new RunPrinter((text) => (printed += text), { standingDecision: { approved: true, source: "--yes" } });
+    printer.event({ type: "tool-call", call: request.call, risk: "send", step: 1 });
+    printer.event({ type: "approval-request", request });
+    // The resumed run announces the same call again.
+    printer.event({ type: "tool-call", call: request.call, risk: "send", step: 1 });
+    printer.event({ type: "tool-result", call: request.call, result: { id: "out-1" }, durationMs: 3 });
+    expect(printed).toBe(
+      ['→ send_email {"to":"frank@example.com"} [send]', "  approved by --yes: send_email would create email/outbox out-1", '  ✓ send_email: {"id":"out-1"} (3 ms)', ""].join("\n"),
+    );
+    expect(printed).not.toContain("needs approval");
+  });
+
+  it("prints calls, results, errors and approval requests as they happen; the answer only at the end", () => {
     let printed = "";
     const printer = new RunPrinter((text) => (printed += text));
     printer.event({ type: "text-delta", text: "Let me check" });
@@ -38,7 +65,6 @@ describe("botpsy run helpers", () => {
     printer.event({ type: "approval-request", request });
     expect(printed).toBe(
       [
-        "Let me check",
         '→ send_email {"to":"frank@example.com"} [send]',
         '  ✓ send_email: {"id":"out-1"} (3 ms)',
         "  ✗ send_email: offline: No network.",
@@ -76,8 +102,12 @@ describe("botpsy run helpers", () => {
     expect(abstentionNote(outcome([failed, failed]))).toBe("(no tool call succeeded: all 2 calls failed or were refused)");
 
     let printed = "";
-    new RunPrinter((text) => (printed += text)).outcome(outcome([failed]));
-    expect(printed).toContain("(no tool call succeeded");
-    expect(printed).not.toContain("no tool was used");
+    const run = outcome([failed]);
+    new RunPrinter((text) => (printed += text)).outcome(run, judgeRun(run, "Send Frank the agenda"));
+    expect(printed).toContain("[failed] Not done: send_email did not succeed (invalid_repeat: bad).");
+
+    const answered = { ...outcome([]), answer: "2 + 2 = 4" };
+    const verdict = judgeRun(answered, "What is 2+2?");
+    expect(outcomeJson(answered, verdict)).toMatchObject({ outcome: "finished", exitCode: 0, answer: "2 + 2 = 4", stopReason: "abstained" });
   });
 });

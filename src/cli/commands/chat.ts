@@ -2,7 +2,9 @@ import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import { NotificationWatcher } from "../../apps/notifications.js";
 import { errorMessage } from "../../errors.js";
-import { driveRun, RunPrinter, setUpAgent, type AgentCommandOptions } from "./run.js";
+import { judgeRun } from "../../agent/outcome.js";
+import { parseApproveOption } from "../approval-input.js";
+import { driveRun, EXIT_CODE_HELP, outcomeJson, RunPrinter, setUpAgent, type AgentCommandOptions } from "./run.js";
 
 const HELP = "Commands: /undo (revert the last action of this conversation), /tools, /session, /exit";
 
@@ -15,12 +17,17 @@ export function registerChatCommand(program: Command): void {
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")
     .option("-y, --yes", "approve every call that needs approval (rules that deny still apply)")
+    .option("--approve <yes|no>", "decide every call that needs approval without asking")
     .option("--require-tool", "make the model call a tool on the first turn of each message (for models too small to decide to)")
-    .action(async (options: Omit<AgentCommandOptions, "json">) => {
-      const setup = await setUpAgent(options);
+    .option("--json", "print each turn's outcome as one line of JSON (with its outcome and exit code) instead of the running display")
+    .option("--verbose", "also show llama.cpp's own log lines")
+    .addHelpText("after", EXIT_CODE_HELP.replace("Exit codes:", "Exit codes of a turn (the exitCode field of --json):"))
+    .action(async (options: AgentCommandOptions) => {
+      const standing = parseApproveOption(options);
+      const setup = await setUpAgent({ ...options, quiet: options.json });
       const sessionId = setup.agent.sessions.ensureSession(options.session);
       const terminal = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
-      const printer = new RunPrinter();
+      const printer = options.json ? undefined : new RunPrinter(undefined, { standingDecision: standing });
       let running: AbortController | undefined;
       // Ctrl-C stops the request in progress; at the prompt it ends the conversation.
       terminal.on("SIGINT", () => {
@@ -30,17 +37,18 @@ export function registerChatCommand(program: Command): void {
       // Lines are read through the iterator, which buffers: piped input typed ahead is never lost while a request runs.
       const lines = terminal[Symbol.asyncIterator]();
       const nextLine = async (prompt: string): Promise<string | undefined> => {
-        process.stdout.write(prompt);
+        // In JSON mode stdout carries only the turns' JSON lines.
+        (options.json ? process.stderr : process.stdout).write(prompt);
         const next = await lines.next();
         return next.done ? undefined : String(next.value);
       };
-      process.stdout.write(`botpsy chat — model ${setup.model.id}, session ${sessionId}. ${HELP}\n`);
+      if (!options.json) process.stdout.write(`botpsy chat — model ${setup.model.id}, session ${sessionId}. ${HELP}\n`);
       // Alarms, timers and calendar reminders that come due while the conversation is open.
       const watcher = new NotificationWatcher(setup.profile).start();
       watcher.on("notification", (notification) => process.stdout.write(`\n[${notification.kind}] ${notification.message}\n`));
       try {
         while (true) {
-          const read = await nextLine("you> ");
+          const read = await nextLine(options.json ? "" : "you> ");
           if (read === undefined) break;
           const line = read.trim();
           if (line === "") continue;
@@ -76,8 +84,10 @@ export function registerChatCommand(program: Command): void {
           running = new AbortController();
           try {
             const run = setup.runtime.run(line, { sessionId, signal: running.signal });
-            const outcome = await driveRun(setup, run, { yes: options.yes, printer, ask: async (question) => (await nextLine(question)) ?? "" });
-            printer.outcome(outcome);
+            const outcome = await driveRun(setup, run, { standing, printer, ask: (question) => nextLine(question) });
+            const verdict = judgeRun(outcome, line);
+            if (options.json) process.stdout.write(`${JSON.stringify(outcomeJson(outcome, verdict))}\n`);
+            else printer?.outcome(outcome, verdict);
           } catch (error) {
             process.stdout.write(`botpsy: ${errorMessage(error)}\n`);
           } finally {

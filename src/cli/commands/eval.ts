@@ -236,7 +236,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
       'Run a suite ("apps", "bfcl", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
     )
     .option("--model <id>", "catalog id, GGUF path or hf: reference (default: the best model present, else the default model, pulled — as botpsy run)")
-    .option("--limit <n>", "run only the first n cases (bfcl: the first n of each category)")
+    .option("--limit <n>", "run only n cases, spread evenly over the suite's groups and recorded in the results (bfcl: the first n of each category)")
     .option("--concurrency <n>", "cases run at the same time", "1")
     .option("--thinking <mode>", "off, on, or a token budget", "off")
     .option("--seed <n>", "sampling seed (decoding is greedy)", "1")

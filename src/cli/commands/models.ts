@@ -2,7 +2,8 @@ import type { Command } from "commander";
 import { MODEL_CATALOG, findCatalogEntry } from "../../model/catalog.js";
 import { UnknownModelError } from "../../model/errors.js";
 import { formatParameterCount, readModelInfo } from "../../model/info.js";
-import { bestPresentModel, ensureModelFile, listModels, removeModel, resolveModel } from "../../model/resolve.js";
+import { checkModelFile, describeModelFileState, type ModelFileState } from "../../model/integrity.js";
+import { bestPresentModel, listModels, pullWithProgress, removeModel, resolveModel } from "../../model/resolve.js";
 
 /** `botpsy models list | pull <id> | rm <id> | info <id|path>`. */
 export function registerModelsCommand(program: Command): void {
@@ -12,16 +13,24 @@ export function registerModelsCommand(program: Command): void {
     .command("list")
     .description("Show the catalog: which models are present, their size, format, licence and whether they were verified.")
     .option("--json", "print JSON")
-    .action((options: { json?: boolean }) => {
+    .action(async (options: { json?: boolean }) => {
       const listed = listModels();
       const best = bestPresentModel();
+      // A present file is checked against the catalog (size, sha256): a cut-short file is not "present".
+      const checks = new Map<string, ModelFileState>();
+      for (const model of listed) if (model.present) checks.set(model.entry.id, await checkModelFile(model.path, model.entry));
+      const stateOf = (id: string): string => {
+        const check = checks.get(id);
+        return check === undefined || check.state === "ok" ? "present" : describeModelFileState(check);
+      };
       if (options.json === true) {
-        process.stdout.write(`${JSON.stringify({ default: best?.name ?? null, models: listed }, null, 2)}\n`);
+        const models = listed.map((model) => ({ ...model, ...(checks.has(model.entry.id) ? { integrity: checks.get(model.entry.id) } : {}) }));
+        process.stdout.write(`${JSON.stringify({ default: best?.name ?? null, models }, null, 2)}\n`);
         return;
       }
       const rows = listed.map((model) => [
         model.entry.id === best?.name ? `${model.entry.id} *` : model.entry.id,
-        model.present ? "present" : model.partialBytes !== undefined ? `partial ${megabytes(model.partialBytes)}` : "-",
+        model.present ? stateOf(model.entry.id) : model.partialBytes !== undefined ? `partial ${megabytes(model.partialBytes)}` : "-",
         model.entry.sizeBytes !== undefined ? megabytes(model.entry.sizeBytes) : "?",
         model.entry.chatFormat,
         model.entry.license,
@@ -29,6 +38,8 @@ export function registerModelsCommand(program: Command): void {
         model.entry.title,
       ]);
       printTable(["id", "state", "size", "format", "licence", "verified", "model"], rows);
+      const corrupt = [...checks.entries()].filter(([, check]) => check.state !== "ok").map(([id]) => id);
+      if (corrupt.length > 0) process.stdout.write(`\nCorrupt: ${corrupt.join(", ")}. \`botpsy models pull <id>\` moves the file aside and fetches it again.\n`);
       process.stdout.write(
         best !== undefined
           ? `\n* default model. Models directory: ${listed[0] !== undefined ? listed[0].path.replace(/[^/\\]+$/, "") : ""}\n`
@@ -42,8 +53,11 @@ export function registerModelsCommand(program: Command): void {
     .action(async (id: string) => {
       const resolved = resolveModel(id);
       if (resolved.kind === "path") throw new UnknownModelError(id, MODEL_CATALOG.map((entry) => entry.id));
-      const { path, pulled } = await ensureModelFile(id, { progress: true });
-      process.stdout.write(pulled?.downloaded === true ? `pulled ${id} to ${path}\n` : `${id} is already present at ${path}\n`);
+      // The file already there is verified in full; a corrupt one is reported, moved aside and fetched again.
+      const entry = resolved.entry;
+      if (entry === undefined) throw new UnknownModelError(id, MODEL_CATALOG.map((candidate) => candidate.id));
+      const pulled = await pullWithProgress(entry, { progress: true });
+      process.stdout.write(pulled.downloaded ? `pulled ${id} to ${pulled.path} (sha256 ${pulled.sha256})\n` : `${id} is already present at ${pulled.path} and intact (sha256 ${pulled.sha256})\n`);
     });
 
   models

@@ -1,4 +1,3 @@
-import { createInterface } from "node:readline/promises";
 import type { Command } from "commander";
 import type { Agent } from "../../agent/agent.js";
 import type { AgentEvent, AgentOutcome, AgentRun, AgentStopReason, ApprovalDecision, ApprovalRequest } from "../../agent/types.js";
@@ -7,6 +6,10 @@ import { InvalidInputError } from "../../errors.js";
 import type { ChatModel } from "../../model/types.js";
 import type { SafetyLayer } from "../../policy/safety.js";
 import { createRuntime, type Runtime } from "../../runtime.js";
+import { judgeRun, type RunVerdict } from "../../agent/outcome.js";
+import { setLlamaLogVerbose } from "../../model/llama-log.js";
+import { openProfileAnnounced } from "../first-run.js";
+import { approvalAnswerSource, LineReader, parseApproveOption, pausedMessage, type ApprovalAnswer } from "../approval-input.js";
 
 export interface AgentCommandOptions {
   model?: string;
@@ -16,9 +19,11 @@ export interface AgentCommandOptions {
   yes?: boolean;
   json?: boolean;
   requireTool?: boolean;
+  approve?: string;
+  verbose?: boolean;
 }
 
-/** Exit codes: 0 only when the task finished. */
+/** How the agent loop stopped; the exit code comes from the run's verdict (`OUTCOME_EXIT_CODES`), not from this. */
 export const EXIT_CODES: Record<AgentStopReason, number> = {
   answered: 0,
   abstained: 1,
@@ -55,7 +60,8 @@ export function parseThreads(value: string | undefined): number | undefined {
 export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolean }): Promise<AgentSetup> {
   const maxSteps = parseMaxSteps(options.maxSteps);
   const threads = parseThreads(options.threads);
-  const profile = Profile.open();
+  setLlamaLogVerbose(options.verbose === true);
+  const profile = openProfileAnnounced();
   let runtime: Runtime;
   try {
     runtime = await createRuntime({
@@ -83,23 +89,27 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
   };
 }
 
-/** Prints a run as it happens: each call and its result, the answer's words as they come. */
+/** Prints a run as it happens: each call and its result; the answer once the run is judged (see `outcome`). */
 export class RunPrinter {
   private readonly write: (text: string) => void;
-  private midLine = false;
+  /** Calls already printed: a call resumed after approval is not shown again. */
+  private readonly shownCalls = new Set<string>();
+  /** The standing decision (`--yes`, `--approve`): printed once per call instead of a question. */
+  private readonly standingDecision: ApprovalAnswer | undefined;
 
-  constructor(write: (text: string) => void = (text) => process.stdout.write(text)) {
+  constructor(write: (text: string) => void = (text) => process.stdout.write(text), options: { standingDecision?: ApprovalAnswer } = {}) {
     this.write = write;
+    this.standingDecision = options.standingDecision;
   }
 
   event(event: AgentEvent): void {
     switch (event.type) {
       case "text-delta":
-        this.write(event.text);
-        this.midLine = !event.text.endsWith("\n");
+        // The answer is printed once the run ends, after it is judged usable (see `outcome`).
         return;
       case "tool-call":
-        this.endLine();
+        if (this.shownCalls.has(event.call.id)) return;
+        this.shownCalls.add(event.call.id);
         this.write(`→ ${event.call.name} ${JSON.stringify(event.call.arguments)}${event.risk ? ` [${event.risk}]` : ""}\n`);
         return;
       case "tool-result":
@@ -109,32 +119,23 @@ export class RunPrinter {
         this.write(`  ✗ ${event.call.name}: ${event.error.code}: ${event.error.message}\n`);
         return;
       case "approval-request":
-        this.endLine();
+        if (this.standingDecision !== undefined) {
+          this.write(`  ${this.standingDecision.approved ? "approved" : "declined"} by ${this.standingDecision.source}: ${event.request.preview}\n`);
+          return;
+        }
         this.write(`? ${event.request.call.name} needs approval (${event.request.reason})\n  ${event.request.preview}\n`);
-        return;
-      case "done":
-        this.endLine();
         return;
       default:
         return;
     }
   }
 
-  outcome(outcome: AgentOutcome): void {
-    this.endLine();
-    if (outcome.stopReason === "answered" || outcome.stopReason === "abstained") {
-      if (outcome.answer === "") this.write(`(the model gave no answer)\n`);
-    }
-    if (outcome.stopReason === "abstained") this.write(`${abstentionNote(outcome)}\n`);
-    if (outcome.error) this.write(`botpsy: ${outcome.error.message} [${outcome.error.code}]\n`);
-    if (outcome.stopReason === "awaiting_approval") {
-      this.write(`Waiting for approval. Run id: ${outcome.runId}\n`);
-    }
-  }
-
-  private endLine(): void {
-    if (this.midLine) this.write("\n");
-    this.midLine = false;
+  /** The end of a run: the answer to show (the model's words only when usable) and the verdict in one line. */
+  outcome(outcome: AgentOutcome, verdict: RunVerdict): void {
+    if (verdict.answer !== "" && verdict.outcome !== "needs_approval") this.write(`${verdict.answer}\n`);
+    // The verdict's reason already quotes an error's message; its code is the part worth adding.
+    if (outcome.error && outcome.stopReason === "error") this.write(`botpsy: [${outcome.error.code}]\n`);
+    this.write(verdict.outcome === "needs_approval" ? `${pausedMessage(outcome)}\n` : `[${verdict.outcome}] ${verdict.reason}\n`);
   }
 }
 
@@ -146,19 +147,23 @@ export function abstentionNote(outcome: AgentOutcome): string {
 }
 
 /**
- * Decide a paused run's requests: `--yes` approves them all (calls the rules
- * deny never reach this point); otherwise the user is asked `[y/N]`, and
- * without a terminal to ask on there is no decision.
+ * Decide a paused run's requests: a standing decision (`--yes`, `--approve
+ * yes|no`) decides them all (calls the rules deny never reach this point);
+ * otherwise the user is asked `[y/N]` on the terminal or a pipe. With nobody
+ * to ask, or once the input has ended, there is no decision: the run stays
+ * paused and can be resumed.
  */
 export async function decideApprovals(
   requests: readonly ApprovalRequest[],
-  options: { yes?: boolean; ask?: (question: string) => Promise<string> },
+  options: { yes?: boolean; standing?: ApprovalAnswer; ask?: (question: string) => Promise<string | undefined> },
 ): Promise<ApprovalDecision[] | undefined> {
-  if (options.yes) return requests.map((request) => ({ requestId: request.id, approved: true }));
+  const standing = options.standing ?? (options.yes === true ? { approved: true, source: "--yes" } : undefined);
+  if (standing !== undefined) return requests.map((request) => ({ requestId: request.id, approved: standing.approved }));
   if (!options.ask) return undefined;
   const decisions: ApprovalDecision[] = [];
   for (const request of requests) {
     const answer = await options.ask(`Run ${request.call.name} ${JSON.stringify(request.call.arguments)}? [y/N] `);
+    if (answer === undefined) return undefined;
     decisions.push({ requestId: request.id, approved: /^y(es)?$/i.test(answer.trim()) });
   }
   return decisions;
@@ -168,7 +173,7 @@ export async function decideApprovals(
 export async function driveRun(
   setup: AgentSetup,
   first: AgentRun,
-  options: { yes?: boolean; printer?: RunPrinter; ask?: (question: string) => Promise<string> },
+  options: { yes?: boolean; standing?: ApprovalAnswer; printer?: RunPrinter; ask?: (question: string) => Promise<string | undefined> },
 ): Promise<AgentOutcome> {
   let run = first;
   while (true) {
@@ -178,6 +183,52 @@ export async function driveRun(
     const decisions = await decideApprovals(outcome.pendingApprovals, options);
     if (!decisions) return outcome;
     run = setup.runtime.resume(outcome.runId, decisions);
+  }
+}
+
+/** The run's outcome with its verdict, as `--json` prints it. */
+export function outcomeJson(outcome: AgentOutcome, verdict: RunVerdict): Record<string, unknown> {
+  const { answer: modelAnswer, ...rest } = outcome;
+  return {
+    outcome: verdict.outcome,
+    reason: verdict.reason,
+    exitCode: verdict.exitCode,
+    answer: verdict.answer,
+    ...(modelAnswer.trim() !== verdict.answer ? { modelAnswer } : {}),
+    ...(verdict.answerProblem !== undefined ? { answerProblem: verdict.answerProblem } : {}),
+    ...(verdict.answerCut ? { answerCut: true } : {}),
+    ...rest,
+  };
+}
+
+/**
+ * Run `request` (or resume a paused run) to its end with the command's
+ * approval sources, print it, and set the exit code from its verdict.
+ */
+export async function runToVerdict(
+  setup: AgentSetup,
+  start: (signal: AbortSignal) => AgentRun,
+  request: string,
+  options: AgentCommandOptions,
+): Promise<RunVerdict> {
+  const standing = parseApproveOption(options);
+  const controller = new AbortController();
+  const onInterrupt = (): void => controller.abort();
+  process.once("SIGINT", onInterrupt);
+  // Answers come from the terminal or a pipe; the question goes to stderr so `--json` output stays one document.
+  const reader = standing === undefined ? new LineReader(process.stdin) : undefined;
+  try {
+    const printer = options.json ? undefined : new RunPrinter(undefined, { standingDecision: standing });
+    const ask = reader ? approvalAnswerSource(reader, (text) => process.stderr.write(text)) : undefined;
+    const outcome = await driveRun(setup, start(controller.signal), { standing, printer, ask });
+    const verdict = judgeRun(outcome, request);
+    if (options.json) process.stdout.write(`${JSON.stringify(outcomeJson(outcome, verdict), null, 2)}\n`);
+    else printer?.outcome(outcome, verdict);
+    process.exitCode = verdict.exitCode;
+    return verdict;
+  } finally {
+    process.removeListener("SIGINT", onInterrupt);
+    reader?.dispose();
   }
 }
 
@@ -191,34 +242,27 @@ export function registerRunCommand(program: Command): void {
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")
     .option("-y, --yes", "approve every call that needs approval (rules that deny still apply)")
+    .option("--approve <yes|no>", "decide every call that needs approval without asking (for scripts); answers piped to stdin work too")
     .option("--require-tool", "make the model call a tool on its first turn (for models too small to decide to)")
     .option("--json", "print the outcome as JSON instead of the running display")
+    .option("--verbose", "also show llama.cpp's own log lines")
+    .addHelpText("after", EXIT_CODE_HELP)
     .action(async (request: string, options: AgentCommandOptions) => {
       if (request.trim() === "") throw new InvalidInputError('The request is empty: say what to do, e.g. botpsy run "what is on my calendar today?"');
+      parseApproveOption(options);
       const setup = await setUpAgent({ ...options, quiet: options.json });
-      const controller = new AbortController();
-      const onInterrupt = (): void => controller.abort();
-      process.once("SIGINT", onInterrupt);
-      const terminal = process.stdin.isTTY && !options.json ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
       try {
-        const printer = options.json ? undefined : new RunPrinter();
-        const first = setup.runtime.run(request, { sessionId: options.session, signal: controller.signal });
-        const outcome = await driveRun(setup, first, { yes: options.yes, printer, ask: terminal ? (question) => terminal.question(question) : undefined });
-        if (options.json) process.stdout.write(`${JSON.stringify(outcome, null, 2)}\n`);
-        else {
-          printer?.outcome(outcome);
-          if (outcome.stopReason === "awaiting_approval") {
-            process.stdout.write("No terminal to ask on: run again with --yes to approve, or interactively.\n");
-          }
-        }
-        process.exitCode = EXIT_CODES[outcome.stopReason];
+        await runToVerdict(setup, (signal) => setup.runtime.run(request, { sessionId: options.session, signal }), request, options);
       } finally {
-        process.removeListener("SIGINT", onInterrupt);
-        terminal?.close();
         await setup.close();
       }
     });
 }
+
+export const EXIT_CODE_HELP = `
+Exit codes: 0 finished (the change was made, or the question answered), 1 failed (nothing usable was done),
+2 bad input or setup, 3 paused for approval (resume with botpsy resume <run id> --approve yes|no),
+4 declined by you, 5 refused by the permission rules, 130 stopped (Ctrl-C).`;
 
 function shorten(text: string, limit: number): string {
   return text.length <= limit ? text : `${text.slice(0, limit)}…`;

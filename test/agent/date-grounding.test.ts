@@ -1,0 +1,57 @@
+import { describe, expect, it } from "vitest";
+import { groundCallDates, namedTimes } from "../../src/agent/date-grounding.js";
+
+// Tuesday 2026-12-01 09:00 in Lisbon (UTC+0 in December).
+const clock = { now: new Date("2026-12-01T09:00:00Z"), timeZone: "Europe/Lisbon" };
+const call = (name: string, args: Record<string, unknown>) => ({ id: "call-1", name, arguments: args });
+
+describe("grounded dates and times", () => {
+  it("resolves the request's own words against the profile clock and zone", () => {
+    expect(namedTimes("Set an alarm for 7 am tomorrow", clock)).toEqual([{ text: "7 am tomorrow", date: "2026-12-02", time: "07:00" }]);
+    expect(namedTimes("Remind me to call the dentist by Friday", clock)).toEqual([{ text: "Friday", date: "2026-12-04" }]);
+    expect(namedTimes("Set an alarm in 2 hours", clock)[0]).toMatchObject({ date: "2026-12-01", time: "11:00" });
+    // Late evening in Tokyo is already the next day there.
+    expect(namedTimes("tomorrow", { now: new Date("2026-12-01T20:00:00Z"), timeZone: "Asia/Tokyo" })[0]?.date).toBe("2026-12-03");
+  });
+
+  it("corrects a calendar lookup that searched a day from the model's training data", () => {
+    const grounded = groundCallDates(call("list_events", { date: "2022-01-23" }), "What's on my calendar tomorrow?", clock);
+    expect(grounded.kind).toBe("corrected");
+    expect(grounded.call.arguments).toEqual({ date: "2026-12-02" });
+  });
+
+  it("corrects a task's due date and a weather day to the request's Friday", () => {
+    expect(groundCallDates(call("add_task", { title: "Call the dentist", due: "2022-01-21" }), "Remind me to call the dentist by Friday", clock).call.arguments).toEqual({
+      title: "Call the dentist",
+      due: "2026-12-04",
+    });
+    expect(groundCallDates(call("get_weather", { place: "Lisbon", date: "tomorrow" }), "What's the weather in Lisbon on Friday?", clock).call.arguments).toEqual({
+      place: "Lisbon",
+      date: "2026-12-04",
+    });
+  });
+
+  it("corrects an alarm's time and leaves agreeing or unrelated arguments alone", () => {
+    expect(groundCallDates(call("set_alarm", { time: "08:00" }), "Set an alarm in 2 hours", clock).call.arguments).toEqual({ time: "11:00" });
+    expect(groundCallDates(call("set_alarm", { time: "7am" }), "Set an alarm for 7 am tomorrow", clock).kind).toBe("unchanged");
+    expect(groundCallDates(call("set_alarm", { time: "2022-12-01T09:00:00Z" }), "Set an alarm in 2 hours", clock).call.arguments).toEqual({ time: "11:00" });
+    expect(groundCallDates(call("list_events", { from: "2022-01-20", to: "2022-01-26" }), "What's on my calendar today?", clock).call.arguments).toEqual({
+      from: "2026-12-01",
+      to: "2022-01-26",
+    });
+    expect(groundCallDates(call("create_event", { title: "Lunch", date: "Friday", time: "1 pm", end: "14:30" }), "Schedule lunch with Priya on Friday at 1 pm", clock).kind).toBe(
+      "unchanged",
+    );
+    // Two days in the request: which argument means which is a guess, so nothing is touched.
+    expect(groundCallDates(call("create_event", { date: "2022-01-01" }), "Move Monday's call to Friday", clock).kind).toBe("unchanged");
+    expect(groundCallDates(call("add_task", { title: "milk" }), "Add buy milk to my tasks", clock).kind).toBe("unchanged");
+  });
+
+  it("sends a date it cannot rewrite whole back to the model with the resolved value", () => {
+    const grounded = groundCallDates(call("create_event", { title: "Lunch", when: "lunch on 2022-01-23 with Priya" }), "Schedule lunch with Priya on Friday at 1 pm", clock);
+    expect(grounded.kind).toBe("contradiction");
+    if (grounded.kind !== "contradiction") return;
+    expect(grounded.error.code).toBe("date_contradicts_request");
+    expect(grounded.error.message).toContain('when="2026-12-04 13:00"');
+  });
+});
