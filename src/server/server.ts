@@ -57,7 +57,7 @@ export function createServerApp(options: ServerAppOptions): Hono {
 
   app.onError((error, c) => {
     const apiError = toApiError(error);
-    if (apiError.status >= 500) process.stderr.write(`botpsy serve: ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    if (apiError.status === 500) process.stderr.write(`botpsy serve: ${c.req.method} ${c.req.path}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return c.json(apiError.body(), apiError.status as 400);
   });
   app.notFound((c) => {
