@@ -132,15 +132,17 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         fetch: app.fetch,
         hostname: host,
         port: options.port ?? DEFAULT_PORT,
-        serverOptions: { headersTimeout, requestTimeout: receiveTimeout, keepAliveTimeout: 5_000 },
+        // Node checks the two timeouts only every connectionsCheckingInterval (30 s by default): check each second.
+        serverOptions: { headersTimeout, requestTimeout: receiveTimeout, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 },
       },
       () => resolve(started),
     );
     started.once("error", reject);
   });
   // A handler that throws must answer its client, never take the process down.
-  server.on("clientError", (_error, socket) => {
-    if (socket.writable) socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n");
+  server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+    const timedOut = error.code === "ERR_HTTP_REQUEST_TIMEOUT" || error.code === "ERR_HTTP_HEADERS_TIMEOUT";
+    if (socket.writable) socket.end(`HTTP/1.1 ${timedOut ? "408 Request Timeout" : "400 Bad Request"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
     else socket.destroy();
   });
   const address = server.address() as AddressInfo;
