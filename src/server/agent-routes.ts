@@ -7,7 +7,7 @@ import type { Profile } from "../apps/profile.js";
 import type { ChatModel } from "../model/types.js";
 import { AuditLog } from "../policy/audit.js";
 import { createSafetyLayer, type SafetyLayer } from "../policy/safety.js";
-import { ApiError, toApiError } from "./api-error.js";
+import { ApiError } from "./api-error.js";
 import { readJsonBody, type RequestLimits } from "./request-body.js";
 
 /**
@@ -102,9 +102,12 @@ export function agentRoutes(service: AgentService, limits: RequestLimits): Hono 
       const run = start(controller.signal);
       active.set(run.runId, controller);
       announce(run);
+      // The same bound as any request; the agent stops before its next side effect and reports "aborted".
+      const timer = setTimeout(() => controller.abort(new Error(`the run took longer than ${limits.requestTimeoutMs} ms`)), limits.requestTimeoutMs);
       try {
         return { run, outcome: await run.outcome };
       } finally {
+        clearTimeout(timer);
         active.delete(run.runId);
       }
     });
@@ -137,6 +140,8 @@ export function agentRoutes(service: AgentService, limits: RequestLimits): Hono 
       stream,
     );
   });
+
+  routes.get("/v1/agent/runs", (c) => c.json({ runs: [...active.keys()].map((runId) => ({ runId, status: "running" })) }));
 
   routes.get("/v1/agent/runs/:id", (c) => {
     const runId = c.req.param("id");

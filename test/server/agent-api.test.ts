@@ -160,3 +160,28 @@ describe("agent API", () => {
     expect((await getJson(`${url}/v1/audit?since=yesterday`)).status).toBe(400);
   });
 });
+
+describe("agent API, runs in progress", () => {
+  it("lists and cancels a running run, which ends as aborted", async () => {
+    const url = await serveAgent([{ text: "thinking it over", delayMs: 5_000 }]);
+    const response = await fetch(`${url}/v1/agent/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ request: "Plan my week" }) });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("\n\n")) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const runId = (JSON.parse(/^event: run\ndata: (.*)$/m.exec(text)![1]!) as { runId: string }).runId;
+    expect((await getJson(`${url}/v1/agent/runs`)).body).toEqual({ runs: [{ runId, status: "running" }] });
+    const cancel = await fetch(`${url}/v1/agent/runs/${runId}/cancel`, { method: "POST" });
+    expect(await cancel.json()).toMatchObject({ cancelled: true, was: "running" });
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += value;
+    }
+    const done = /^event: done\ndata: (.*)$/m.exec(text);
+    expect((JSON.parse(done![1]!) as { outcome: AgentOutcome }).outcome.stopReason).toBe("aborted");
+  });
+});
