@@ -15,18 +15,20 @@ import { z } from "zod";
  * is not checked for sense; what is checked is the protocol: streamed and
  * whole answers, usage, a forced tool call that names the offered tool with
  * arguments its schema accepts (the grammar guarantees it), and JSON that
- * follows a response_format schema.
+ * follows a response_format schema. The server is started with
+ * --rotate-token, so it prints a new token once and every request needs it.
  */
 const modelPath = process.env.BOTPSY_TEST_MODEL ?? resolve(".botpsy-test/models/SmolLM2-135M-Instruct.Q4_1.gguf");
 let home: string;
 let child: ChildProcess;
 let baseURL: string;
 let modelId: string;
+let token: string;
 
 beforeAll(async () => {
   if (!existsSync(modelPath)) throw new Error(`The test model is missing at ${modelPath}; fetch it with: botpsy models pull smollm2-135m-instruct-q4_1`);
   home = mkdtempSync(join(tmpdir(), "botpsy-serve-e2e-"));
-  child = spawn(process.execPath, ["--import", "tsx", resolve("src/cli/main.ts"), "serve", "--port", "0", "--model", modelPath, "--threads", "1"], {
+  child = spawn(process.execPath, ["--import", "tsx", resolve("src/cli/main.ts"), "serve", "--port", "0", "--model", modelPath, "--threads", "1", "--rotate-token"], {
     cwd: resolve("."),
     env: { ...process.env, BOTPSY_HOME: home },
     stdio: ["ignore", "pipe", "pipe"],
@@ -40,11 +42,15 @@ beforeAll(async () => {
     child.stdout!.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
       const match = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(stdout);
-      if (match) done(match[1]!);
+      const printed = /^\s+(bp-\S+)$/m.exec(stdout);
+      if (match && printed) {
+        token = printed[1]!;
+        done(match[1]!);
+      }
     });
     child.once("exit", (code) => fail(new Error(`botpsy serve exited (${String(code)}) before listening: ${stderr}`)));
   });
-  const client = new OpenAI({ baseURL, apiKey: "loopback", maxRetries: 0 });
+  const client = new OpenAI({ baseURL, apiKey: token, maxRetries: 0 });
   modelId = (await client.models.list()).data[0]!.id;
 }, 280_000);
 
@@ -57,7 +63,7 @@ const weatherParameters = { type: "object", properties: { city: { type: "string"
 
 describe("botpsy serve with the real SmolLM2 model", () => {
   it("answers the openai client, whole and streamed, with usage", async () => {
-    const client = new OpenAI({ baseURL, apiKey: "loopback", maxRetries: 0 });
+    const client = new OpenAI({ baseURL, apiKey: token, maxRetries: 0 });
     const completion = await client.chat.completions.create({ model: modelId, messages: [{ role: "user", content: "Say hello." }], max_tokens: 12 });
     expect(typeof completion.choices[0]!.message.content).toBe("string");
     expect(["stop", "length"]).toContain(completion.choices[0]!.finish_reason);
@@ -86,8 +92,17 @@ describe("botpsy serve with the real SmolLM2 model", () => {
     expect(usage!.completion_tokens).toBeGreaterThan(0);
   });
 
+  it("requires the printed token, and serves concurrent requests through its queue", async () => {
+    expect((await fetch(`${baseURL}/models`)).status).toBe(401);
+    const client = new OpenAI({ baseURL, apiKey: token, maxRetries: 0 });
+    const answers = await Promise.all(
+      ["One", "Two", "Three"].map((word) => client.chat.completions.create({ model: modelId, messages: [{ role: "user", content: `Repeat: ${word}` }], max_tokens: 6 })),
+    );
+    for (const answer of answers) expect(answer.usage!.completion_tokens).toBeGreaterThan(0);
+  });
+
   it("makes a tool call when tool_choice is required, with arguments the schema accepts", async () => {
-    const client = new OpenAI({ baseURL, apiKey: "loopback", maxRetries: 0 });
+    const client = new OpenAI({ baseURL, apiKey: token, maxRetries: 0 });
     const completion = await client.chat.completions.create({
       model: modelId,
       messages: [{ role: "user", content: "What is the weather in Paris?" }],
@@ -103,7 +118,7 @@ describe("botpsy serve with the real SmolLM2 model", () => {
   });
 
   it("follows a response_format JSON schema", async () => {
-    const client = new OpenAI({ baseURL, apiKey: "loopback", maxRetries: 0 });
+    const client = new OpenAI({ baseURL, apiKey: token, maxRetries: 0 });
     const completion = await client.chat.completions.create({
       model: modelId,
       messages: [{ role: "user", content: "Give me a city and its country." }],
@@ -119,7 +134,7 @@ describe("botpsy serve with the real SmolLM2 model", () => {
   });
 
   it("serves the AI SDK's OpenAI-compatible provider: streamed text and a required tool call", async () => {
-    const provider = createOpenAICompatible({ name: "botpsy", baseURL, includeUsage: true });
+    const provider = createOpenAICompatible({ name: "botpsy", baseURL, apiKey: token, includeUsage: true });
     const streamed = streamText({ model: provider(modelId), prompt: "Say hi.", maxOutputTokens: 12 });
     let text = "";
     for await (const piece of streamed.textStream) text += piece;
