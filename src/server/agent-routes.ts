@@ -68,13 +68,28 @@ function toDecision(requestId: string, decision: z.infer<typeof decisionSchema>)
  */
 class RunLane {
   private tail: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
+  private readonly capacity: number;
+
+  constructor(capacity: number) {
+    this.capacity = capacity;
+  }
 
   enqueue<Result>(task: () => Promise<Result>): Promise<Result> {
-    const next = this.tail.then(task, task);
+    if (this.waiting >= this.capacity) {
+      throw new ApiError(503, "server_busy", `${this.waiting} agent runs are already waiting; retry when one has finished.`);
+    }
+    this.waiting++;
+    const next = this.tail.then(task, task).finally(() => {
+      this.waiting--;
+    });
     this.tail = next.catch(() => undefined);
     return next;
   }
 }
+
+/** Agent runs (and undos) that may wait for the lane at once. */
+const MAX_WAITING_RUNS = 16;
 
 /** The agent's events as the API sends them: the same names and fields the library uses. */
 function eventPayload(event: unknown): string {
@@ -88,7 +103,7 @@ function eventPayload(event: unknown): string {
  */
 export function agentRoutes(service: AgentService, limits: RequestLimits): Hono {
   const routes = new Hono();
-  const lane = new RunLane();
+  const lane = new RunLane(MAX_WAITING_RUNS);
   const active = new Map<string, AbortController>();
 
   /** Streams a run's events over SSE (or answers its outcome as JSON), keeping it cancellable while it runs. */

@@ -105,6 +105,8 @@ export interface StartServerOptions extends ServerAppOptions {
   headersTimeoutMs?: number;
   /** Longest a client may take to send a whole request (slow clients are cut off). Default 30 s. */
   receiveTimeoutMs?: number;
+  /** Open connections at once; more are refused until some close. Default 256. */
+  maxConnections?: number;
 }
 
 export interface RunningServer {
@@ -139,7 +141,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     );
     started.once("error", reject);
   });
-  // A handler that throws must answer its client, never take the process down.
+  // Each connection costs a socket and buffers: a flood of idle or slow clients must not exhaust them.
+  server.maxConnections = options.maxConnections ?? 256;
+  // A client that breaks the protocol gets a short answer, never takes the process down.
   server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
     const timedOut = error.code === "ERR_HTTP_REQUEST_TIMEOUT" || error.code === "ERR_HTTP_HEADERS_TIMEOUT";
     if (socket.writable) socket.end(`HTTP/1.1 ${timedOut ? "408 Request Timeout" : "400 Bad Request"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);

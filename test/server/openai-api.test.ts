@@ -126,10 +126,11 @@ describe("OpenAI-compatible API", () => {
     expect(finish).toBe("tool_calls");
   });
 
-  it("answers response_format json_schema through a forced call of that schema", async () => {
+  it("answers response_format json_schema and json_object through a forced call of that schema", async () => {
     const { client, model } = await serveScript([
       (request) => ({ toolCalls: [{ name: request.tools![0]!.name, arguments: { value: ["a", "b"] } }] }),
       (request) => ({ toolCalls: [{ name: request.tools![0]!.name, arguments: { name: "Ana", age: 31 } }] }),
+      (request) => ({ toolCalls: [{ name: request.tools![0]!.name, arguments: { cat: "Tom" } }] }),
     ]);
     const listed = await client.chat.completions.create({
       model: "scripted",
@@ -150,6 +151,12 @@ describe("OpenAI-compatible API", () => {
     let text = "";
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
     expect(JSON.parse(text)).toEqual({ name: "Ana", age: 31 });
+    const object = await client.chat.completions.create({ model: "scripted", messages: [{ role: "user", content: "A cat" }], response_format: { type: "json_object" } });
+    expect(JSON.parse(object.choices[0]!.message.content!)).toEqual({ cat: "Tom" });
+    expect(model.requests[2]!.tools![0]!.parameters).toMatchObject({ type: "object", additionalProperties: true });
+    await expect(
+      client.chat.completions.create({ model: "scripted", messages: [{ role: "user", content: "x" }], tools: [weatherTool], response_format: { type: "json_object" } }),
+    ).rejects.toMatchObject({ status: 400, param: "response_format" });
   });
 
   it("cuts the answer at a stop sequence, streamed or not, and never shows part of one", async () => {
