@@ -1,4 +1,25 @@
 /**
+ * Where the text is cut: at the stop sequence that is complete first (as a
+ * model generating the text token by token would meet it), the longest one
+ * when several end at the same character; -1 when none occurs. The answer
+ * does not depend on how the text was split into deltas.
+ */
+export function firstCompletedStop(text: string, sequences: readonly string[]): number {
+  let cut = -1;
+  let cutEnd = Infinity;
+  for (const sequence of sequences) {
+    const at = text.indexOf(sequence);
+    if (at === -1) continue;
+    const end = at + sequence.length;
+    if (end < cutEnd || (end === cutEnd && at < cut)) {
+      cut = at;
+      cutEnd = end;
+    }
+  }
+  return cut;
+}
+
+/**
  * Cuts streamed text at the first stop sequence. Text that could still turn
  * out to be the start of a stop sequence is held back until the next delta
  * decides, so a client never sees part of a stop sequence.
@@ -23,11 +44,7 @@ export class StopSequenceScanner {
     if (this.stoppedFlag) return "";
     if (this.sequences.length === 0) return delta;
     this.pending += delta;
-    let cut = -1;
-    for (const sequence of this.sequences) {
-      const at = this.pending.indexOf(sequence);
-      if (at !== -1 && (cut === -1 || at < cut)) cut = at;
-    }
+    const cut = firstCompletedStop(this.pending, this.sequences);
     if (cut !== -1) {
       this.stoppedFlag = true;
       const shown = this.pending.slice(0, cut);
