@@ -106,7 +106,7 @@ export interface PreparedChatRequest {
 /** Deepest nesting allowed in a tool call's arguments (a grammar-built call never needs more; a hostile one may). */
 export const MAX_ARGUMENT_DEPTH = 16;
 
-/** Name of the tool that carries a `response_format` schema; a name no caller tool can take (it starts with a dot-free prefix callers are told to avoid). */
+/** Prefix of the tool that carries a `response_format` schema (never offered beside the caller's tools, so names cannot clash). */
 const STRUCTURED_TOOL_PREFIX = "respond_with_";
 
 export function parseChatCompletionRequest(body: unknown): ChatCompletionRequest {

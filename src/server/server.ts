@@ -36,8 +36,6 @@ export interface ServerAppOptions {
   allowedHostNames?: readonly string[];
 }
 
-const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"];
-
 export function isLoopbackHost(host: string): boolean {
   return host === "localhost" || host === "::1" || host === "[::1]" || /^127(\.\d{1,3}){3}$/.test(host);
 }
@@ -52,7 +50,11 @@ function hostNameOf(hostHeader: string): string {
 export function createServerApp(options: ServerAppOptions): Hono {
   const limits: RequestLimits = { ...DEFAULT_REQUEST_LIMITS, ...options.limits };
   const corsOrigins = new Set(options.corsOrigins ?? []);
-  const allowedHosts = options.allowedHostNames ?? (options.accessToken ? undefined : LOOPBACK_NAMES);
+  const hostAllowed: ((host: string) => boolean) | undefined = options.allowedHostNames
+    ? (host) => options.allowedHostNames!.includes(host)
+    : options.accessToken
+      ? undefined
+      : isLoopbackHost;
   const app = new Hono();
 
   app.onError((error, c) => {
@@ -66,9 +68,9 @@ export function createServerApp(options: ServerAppOptions): Hono {
   });
 
   app.use("*", async (c, next) => {
-    if (allowedHosts !== undefined) {
+    if (hostAllowed !== undefined) {
       const host = hostNameOf(c.req.header("host") ?? "");
-      if (!allowedHosts.includes(host)) throw new ApiError(403, "host_not_allowed", `Host "${host}" is not a name of this server; use http://127.0.0.1.`);
+      if (!hostAllowed(host)) throw new ApiError(403, "host_not_allowed", `Host "${host}" is not a name of this server; use http://127.0.0.1.`);
     }
     const origin = c.req.header("origin");
     if (origin !== undefined) {

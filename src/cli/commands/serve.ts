@@ -40,7 +40,7 @@ export function registerServeCommand(program: Command): void {
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice)")
     .option("--max-steps <n>", "model turns allowed per agent request (default 10)")
-    .option("--rotate-token", "make a new access token (the old one stops working), print it once, then serve")
+    .option("--rotate-token", "make a new access token (the old one stops working), print it once, then serve requiring it (on loopback too)")
     .option("--cors-origin <origin...>", "web origins allowed to call the API from a browser (default: none)")
     .option("--max-body <bytes>", "largest request body accepted (default 1048576)")
     .option("--request-timeout <seconds>", "longest a request may take (default 300)")
