@@ -15,6 +15,7 @@ import { registerAuditCommand } from "./commands/audit.js";
 import { registerModelsCommand } from "./commands/models.js";
 import { registerGenerateCommand } from "./commands/generate.js";
 import { registerResumeCommand } from "./commands/resume.js";
+import { registerServeCommand } from "./commands/serve.js";
 // COMMANDS-IMPORTS-END
 
 
@@ -37,6 +38,7 @@ export function createProgram(): Command {
   registerModelsCommand(program);
   registerGenerateCommand(program);
   registerResumeCommand(program);
+  registerServeCommand(program);
   // COMMANDS-REGISTER-END
   return program;
 }

@@ -1,0 +1,234 @@
+import { Hono, type Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import { z } from "zod";
+import { Agent } from "../agent/agent.js";
+import type { AgentOutcome, AgentRun, ApprovalDecision, ApprovalScope } from "../agent/types.js";
+import type { Profile } from "../apps/profile.js";
+import type { ChatModel } from "../model/types.js";
+import { AuditLog } from "../policy/audit.js";
+import { createSafetyLayer, type SafetyLayer } from "../policy/safety.js";
+import { ApiError } from "./api-error.js";
+import { readJsonBody, type RequestLimits } from "./request-body.js";
+
+/**
+ * What the agent routes act through: one profile, its agent behind the
+ * safety layer. This is the one seam to the rest of botpsy, built the way
+ * `botpsy run` builds it, so the routes can move onto a shared runtime by
+ * changing `createAgentService` alone.
+ */
+export interface AgentService {
+  readonly profile: Profile;
+  readonly agent: Agent;
+  readonly safety: SafetyLayer;
+}
+
+export interface AgentServiceOptions {
+  /** Model turns per request. Default: the agent's (10). */
+  maxSteps?: number;
+}
+
+export function createAgentService(profile: Profile, model: ChatModel, options: AgentServiceOptions = {}): AgentService {
+  const safety = createSafetyLayer(profile);
+  const agent = new Agent({ model, profile, ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}), ...safety.agentOptions });
+  return { profile, agent, safety };
+}
+
+const startRunSchema = z.object({
+  request: z.string().min(1).max(8192),
+  session: z.string().min(1).max(128).nullish(),
+  max_steps: z.int().min(1).max(50).nullish(),
+  stream: z.boolean().nullish(),
+});
+
+const decisionSchema = z.enum(["once", "session", "always", "deny"]);
+
+const approvalSchema = z.union([
+  z.object({ decision: decisionSchema, stream: z.boolean().nullish() }),
+  z.object({ decisions: z.array(z.object({ request_id: z.string().min(1).max(256), decision: decisionSchema })).min(1).max(64), stream: z.boolean().nullish() }),
+]);
+
+const undoSchema = z.object({ count: z.int().min(1).max(100).nullish(), session: z.string().min(1).max(128).nullish() });
+
+function parseBody<Schema extends z.ZodType>(schema: Schema, body: unknown): z.infer<Schema> {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const param = issue.path.map(String).join(".");
+  throw new ApiError(400, "invalid_request", `${param === "" ? "The request" : param}: ${issue.message}.`, { param: param === "" ? null : param });
+}
+
+function toDecision(requestId: string, decision: z.infer<typeof decisionSchema>): ApprovalDecision {
+  if (decision === "deny") return { requestId, approved: false };
+  return { requestId, approved: true, scope: decision satisfies ApprovalScope };
+}
+
+/**
+ * Runs one at a time: the safety layer follows the run in progress (to write
+ * its audit entries and fences), and the model serves one turn at a time anyway.
+ */
+class RunLane {
+  private tail: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
+  private readonly capacity: number;
+
+  constructor(capacity: number) {
+    this.capacity = capacity;
+  }
+
+  enqueue<Result>(task: () => Promise<Result>): Promise<Result> {
+    if (this.waiting >= this.capacity) {
+      throw new ApiError(503, "server_busy", `${this.waiting} agent runs are already waiting; retry when one has finished.`);
+    }
+    this.waiting++;
+    const next = this.tail.then(task, task).finally(() => {
+      this.waiting--;
+    });
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/** Agent runs (and undos) that may wait for the lane at once. */
+const MAX_WAITING_RUNS = 16;
+
+/** The agent's events as the API sends them: the same names and fields the library uses. */
+function eventPayload(event: unknown): string {
+  return JSON.stringify(event);
+}
+
+/**
+ * The agent API: start a run and stream its events, answer its approvals
+ * (also after a restart: paused runs live in the profile's store), cancel
+ * it, and read app state, undo and the audit log.
+ */
+export function agentRoutes(service: AgentService, limits: RequestLimits): Hono {
+  const routes = new Hono();
+  const lane = new RunLane(MAX_WAITING_RUNS);
+  const active = new Map<string, AbortController>();
+
+  /** Streams a run's events over SSE (or answers its outcome as JSON), keeping it cancellable while it runs. */
+  const respond = async (c: Context, start: (signal: AbortSignal) => AgentRun, stream: boolean): Promise<Response> => {
+    const controller = new AbortController();
+    let announce!: (run: AgentRun) => void;
+    const started = new Promise<AgentRun>((resolve) => {
+      announce = resolve;
+    });
+    const finished = lane.enqueue(async (): Promise<{ run: AgentRun; outcome: AgentOutcome }> => {
+      const run = start(controller.signal);
+      active.set(run.runId, controller);
+      announce(run);
+      // The same bound as any request; the agent stops before its next side effect and reports "aborted".
+      const timer = setTimeout(() => controller.abort(new Error(`the run took longer than ${limits.requestTimeoutMs} ms`)), limits.requestTimeoutMs);
+      try {
+        return { run, outcome: await run.outcome };
+      } finally {
+        clearTimeout(timer);
+        active.delete(run.runId);
+      }
+    });
+    // Whoever answers first reports a failure; the other must not leave it unhandled.
+    finished.catch(() => undefined);
+    if (!stream) return c.json((await finished).outcome);
+    // Waiting for the run to start (the lane may be busy) before the headers go out lets a refused start be a plain HTTP error.
+    const run = await Promise.race([started, finished.then((result) => result.run)]);
+    return streamSSE(c, async (sse) => {
+      await sse.writeSSE({ event: "run", data: JSON.stringify({ runId: run.runId }) });
+      // The run's events are buffered: a client that leaves does not stop the run (cancel does), and it still ends in the store.
+      for await (const event of run) {
+        if (sse.aborted) return;
+        await sse.writeSSE({ event: event.type, data: eventPayload(event) });
+      }
+    });
+  };
+
+  routes.post("/v1/agent/runs", async (c) => {
+    const body = parseBody(startRunSchema, await readJsonBody(c, limits));
+    const stream = body.stream !== false;
+    return respond(
+      c,
+      (signal) =>
+        service.agent.run(body.request, {
+          signal,
+          ...(body.session ? { sessionId: body.session } : {}),
+          ...(body.max_steps ? { maxSteps: body.max_steps } : {}),
+        }),
+      stream,
+    );
+  });
+
+  routes.get("/v1/agent/runs", (c) => c.json({ runs: [...active.keys()].map((runId) => ({ runId, status: "running" })) }));
+
+  routes.get("/v1/agent/runs/:id", (c) => {
+    const runId = c.req.param("id");
+    if (active.has(runId)) return c.json({ runId, status: "running" });
+    const state = service.agent.sessions.loadPausedRun(runId);
+    const pendingApprovals = (state.pending?.plans ?? []).flatMap((plan) => (plan.kind === "ask" ? [plan.request] : []));
+    return c.json({ runId, sessionId: state.sessionId, status: "awaiting_approval", request: state.request, pendingApprovals });
+  });
+
+  routes.post("/v1/agent/runs/:id/approval", async (c) => {
+    const runId = c.req.param("id");
+    const body = parseBody(approvalSchema, await readJsonBody(c, limits));
+    const state = service.agent.sessions.loadPausedRun(runId);
+    const requestIds = (state.pending?.plans ?? []).flatMap((plan) => (plan.kind === "ask" ? [plan.request.id] : []));
+    const decisions = "decision" in body ? requestIds.map((id) => toDecision(id, body.decision)) : body.decisions.map((item) => toDecision(item.request_id, item.decision));
+    const missing = requestIds.filter((id) => !decisions.some((decision) => decision.requestId === id));
+    if (missing.length > 0) {
+      throw new ApiError(400, "approval_missing", `Decide every request of the run; missing: ${missing.join(", ")}.`, { param: "decisions" });
+    }
+    return respond(c, () => service.safety.resume(service.agent, runId, decisions), body.stream !== false);
+  });
+
+  routes.post("/v1/agent/runs/:id/cancel", (c) => {
+    const runId = c.req.param("id");
+    const controller = active.get(runId);
+    if (controller) {
+      controller.abort(new Error("cancelled through the API"));
+      return c.json({ runId, cancelled: true, was: "running" });
+    }
+    // Throws unknown_run / run_not_paused when there is nothing to cancel.
+    service.agent.sessions.loadPausedRun(runId);
+    service.agent.sessions.abandonPausedRun(runId);
+    return c.json({ runId, cancelled: true, was: "awaiting_approval" });
+  });
+
+  routes.get("/v1/apps", (c) =>
+    c.json({ apps: service.profile.apps.map((app) => ({ name: app.name, group: app.group, title: app.title, description: app.description, tools: app.tools.map((tool) => tool.name) })) }),
+  );
+
+  routes.get("/v1/apps/:app", (c) => {
+    const app = service.profile.app(c.req.param("app"));
+    const view = service.profile.store.read((tx) => app.view(tx, service.profile.environment));
+    return c.json({ name: app.name, title: app.title, text: view.text, data: view.data });
+  });
+
+  routes.post("/v1/undo", async (c) => {
+    const body = parseBody(undoSchema, await readJsonBody(c, limits));
+    const undone = await lane.enqueue(async () => {
+      const actions = await service.profile.store.undo(body.count ?? 1, body.session ? { sessionId: body.session } : {});
+      service.safety.recordUndo(actions, body.session ?? undefined);
+      return actions;
+    });
+    return c.json({ undone });
+  });
+
+  routes.get("/v1/audit", (c) => {
+    const since = c.req.query("since");
+    const limit = c.req.query("limit");
+    const session = c.req.query("session");
+    const sinceDate = since === undefined ? undefined : new Date(since);
+    if (sinceDate !== undefined && Number.isNaN(sinceDate.getTime())) {
+      throw new ApiError(400, "invalid_request", `since "${since}" is not a date; write it as 2026-12-01 or 2026-12-01T09:00:00Z.`, { param: "since" });
+    }
+    const limitNumber = limit === undefined ? undefined : Number(limit);
+    if (limitNumber !== undefined && (!Number.isInteger(limitNumber) || limitNumber < 1 || limitNumber > 10_000)) {
+      throw new ApiError(400, "invalid_request", `limit must be a whole number from 1 to 10000, not "${limit}".`, { param: "limit" });
+    }
+    const entries = new AuditLog(service.profile.store).entries({ since: sinceDate, sessionId: session, limit: limitNumber });
+    return c.json({ entries });
+  });
+
+  routes.get("/v1/audit/verify", (c) => c.json(new AuditLog(service.profile.store).verify()));
+
+  return routes;
+}
