@@ -39,6 +39,18 @@ export type {
   CallRecord,
 } from "./agent/types.js";
 export { AgentSessionStore, AgentStateError, type SessionSummary } from "./agent/session-store.js";
+export { judgeRun, OUTCOME_EXIT_CODES, type RunOutcomeKind, type RunVerdict } from "./agent/outcome.js";
+export {
+  assembleRuntime,
+  createRuntime,
+  loadModel,
+  locateModel,
+  type LocatedModel,
+  type ModelReference,
+  type Runtime,
+  type RuntimeAgentOptions,
+  type RuntimeOptions,
+} from "./runtime.js";
 
 // Profiles and apps: the user's world.
 export { Profile, ProfileError, type ProfileOptions } from "./apps/profile.js";

@@ -1,22 +1,22 @@
 import { Hono, type Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
-import { Agent } from "../agent/agent.js";
+import type { Agent } from "../agent/agent.js";
 import type { AgentOutcome, AgentRun, ApprovalDecision, ApprovalScope } from "../agent/types.js";
 import type { Profile } from "../apps/profile.js";
 import type { ChatModel } from "../model/types.js";
 import { AuditLog } from "../policy/audit.js";
-import { createSafetyLayer, type SafetyLayer } from "../policy/safety.js";
+import type { SafetyLayer } from "../policy/safety.js";
+import { assembleRuntime, type Runtime } from "../runtime.js";
 import { ApiError } from "./api-error.js";
 import { readJsonBody, type RequestLimits } from "./request-body.js";
 
 /**
- * What the agent routes act through: one profile, its agent behind the
- * safety layer. This is the one seam to the rest of botpsy, built the way
- * `botpsy run` builds it, so the routes can move onto a shared runtime by
- * changing `createAgentService` alone.
+ * What the agent routes act through: the runtime (one profile, its agent
+ * behind the safety layer), assembled as every command assembles it.
  */
 export interface AgentService {
+  readonly runtime: Runtime;
   readonly profile: Profile;
   readonly agent: Agent;
   readonly safety: SafetyLayer;
@@ -28,9 +28,9 @@ export interface AgentServiceOptions {
 }
 
 export function createAgentService(profile: Profile, model: ChatModel, options: AgentServiceOptions = {}): AgentService {
-  const safety = createSafetyLayer(profile);
-  const agent = new Agent({ model, profile, ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}), ...safety.agentOptions });
-  return { profile, agent, safety };
+  const runtime = assembleRuntime({ profile, model, agent: options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {} });
+  // The default assembly always has its safety layer (only `approveAll` leaves it out).
+  return { runtime, profile, agent: runtime.agent, safety: runtime.safety! };
 }
 
 const startRunSchema = z.object({
@@ -147,7 +147,7 @@ export function agentRoutes(service: AgentService, limits: RequestLimits): Hono 
     return respond(
       c,
       (signal) =>
-        service.agent.run(body.request, {
+        service.runtime.run(body.request, {
           signal,
           ...(body.session ? { sessionId: body.session } : {}),
           ...(body.max_steps ? { maxSteps: body.max_steps } : {}),
@@ -176,7 +176,7 @@ export function agentRoutes(service: AgentService, limits: RequestLimits): Hono 
     if (missing.length > 0) {
       throw new ApiError(400, "approval_missing", `Decide every request of the run; missing: ${missing.join(", ")}.`, { param: "decisions" });
     }
-    return respond(c, () => service.safety.resume(service.agent, runId, decisions), body.stream !== false);
+    return respond(c, () => service.runtime.resume(runId, decisions), body.stream !== false);
   });
 
   routes.post("/v1/agent/runs/:id/cancel", (c) => {
