@@ -14,6 +14,7 @@ import { registerPolicyCommand } from "./commands/policy.js";
 import { registerAuditCommand } from "./commands/audit.js";
 import { registerModelsCommand } from "./commands/models.js";
 import { registerGenerateCommand } from "./commands/generate.js";
+import { registerTuneCommand } from "./commands/tune.js";
 // COMMANDS-IMPORTS-END
 
 
@@ -35,6 +36,7 @@ export function createProgram(): Command {
   registerAuditCommand(program);
   registerModelsCommand(program);
   registerGenerateCommand(program);
+  registerTuneCommand(program);
   // COMMANDS-REGISTER-END
   return program;
 }

@@ -17,6 +17,7 @@ import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDef
 import { INJECTION_SUITE, resolveScenarioSuite } from "../../eval/suites.js";
 import { findCatalogEntry, SMOLLM2_ID } from "../../model/catalog.js";
 import { LlamaChatModel } from "../../model/llama-chat-model.js";
+import { adapterName, verifyAdapterBase } from "../../model/lora-adapter.js";
 import type { ChatModel } from "../../model/types.js";
 import { botpsyVersion } from "../../version.js";
 
@@ -32,6 +33,7 @@ interface RunCommandOptions {
   categories?: string;
   data?: string;
   threads?: string;
+  lora?: string;
   parallelCalls: string;
   defenses?: string;
 }
@@ -48,6 +50,8 @@ export interface EvalModelRequest {
   /** Conversations the model must hold at once (one per concurrent case). */
   concurrency: number;
   threads: number | undefined;
+  /** The --lora value: a LoRA adapter applied on the model. */
+  lora?: string | undefined;
 }
 
 /**
@@ -92,18 +96,22 @@ function resolveModelFile(reference: string | undefined): { id: string; file: st
 }
 
 /** The default loader: a catalog model or a GGUF file on llama.cpp, its file hashed for the record. */
-export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async ({ reference, concurrency, threads }) => {
+export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async ({ reference, concurrency, threads, lora }) => {
   const modelFile = resolveModelFile(reference);
   process.stderr.write(`Hashing ${modelFile.file}…\n`);
   const sha256 = await fileSha256(modelFile.file);
+  if (lora !== undefined) await verifyAdapterBase(lora, modelFile.file, sha256);
   process.stderr.write(`Loading ${modelFile.id}…\n`);
   const model = await LlamaChatModel.load({
     modelPath: modelFile.file,
     id: modelFile.id,
     maxConversations: concurrency,
     ...(threads !== undefined ? { threads } : {}),
+    ...(lora !== undefined ? { lora } : {}),
   });
-  return { model, info: { id: modelFile.id, file: basename(modelFile.file), sha256 } };
+  // A tuned run is another model in the results: its id names the adapter.
+  const id = lora !== undefined ? `${modelFile.id}+lora:${adapterName(lora)}` : modelFile.id;
+  return { model, info: { id, file: basename(modelFile.file), sha256 } };
 };
 
 /** A BFCL file given in place of a suite: `BFCL_v4_live_simple.json` or any path to such a file. */
@@ -182,7 +190,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
   const threads = options.threads === undefined ? undefined : wholeNumber(options.threads, "--threads", 1);
   const parallelCalls = parseParallelCalls(options.parallelCalls);
   const suite = scenarioSuite?.suite ?? BFCL_SUITE;
-  const { model, info } = await dependencies.loadModel({ reference: options.model, concurrency, threads });
+  const { model, info } = await dependencies.loadModel({ reference: options.model, concurrency, threads, ...(options.lora !== undefined ? { lora: resolve(options.lora) } : {}) });
   const settings: EvalSettings = {
     suite,
     model: info,
@@ -239,6 +247,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
       'Run a suite ("apps", "bfcl", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
     )
     .option("--model <id>", "catalog id or .gguf path (default: the SmolLM2 test model)")
+    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model; refused on another base")
     .option("--limit <n>", "run only the first n cases (bfcl: the first n of each category)")
     .option("--concurrency <n>", "cases run at the same time", "1")
     .option("--thinking <mode>", "off, on, or a token budget", "off")

@@ -1,7 +1,10 @@
 import type { Command } from "commander";
+import { join } from "node:path";
+import { botpsyHome } from "../../config.js";
 import { MODEL_CATALOG, findCatalogEntry } from "../../model/catalog.js";
 import { UnknownModelError } from "../../model/errors.js";
 import { formatParameterCount, readModelInfo } from "../../model/info.js";
+import { adapterName, listAdapters } from "../../model/lora-adapter.js";
 import { bestPresentModel, ensureModelFile, listModels, removeModel, resolveModel } from "../../model/resolve.js";
 
 /** `botpsy models list | pull <id> | rm <id> | info <id|path>`. */
@@ -16,7 +19,7 @@ export function registerModelsCommand(program: Command): void {
       const listed = listModels();
       const best = bestPresentModel();
       if (options.json === true) {
-        process.stdout.write(`${JSON.stringify({ default: best?.name ?? null, models: listed }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ default: best?.name ?? null, models: listed, adapters: listAdapters(join(botpsyHome(), "adapters")) }, null, 2)}\n`);
         return;
       }
       const rows = listed.map((model) => [
@@ -29,6 +32,11 @@ export function registerModelsCommand(program: Command): void {
         model.entry.title,
       ]);
       printTable(["id", "state", "size", "format", "licence", "verified", "model"], rows);
+      const adapters = listAdapters(join(botpsyHome(), "adapters"));
+      if (adapters.length > 0) {
+        process.stdout.write("\nLoRA adapters (use with --lora <path>):\n");
+        printTable(["adapter", "size", "base", "steps", "path"], adapters.map((adapter) => [adapterName(adapter.path), megabytes(adapter.sizeBytes), adapter.metadata?.base.name ?? "unknown (no record)", String(adapter.metadata?.steps ?? "-"), adapter.path]));
+      }
       process.stdout.write(
         best !== undefined
           ? `\n* default model. Models directory: ${listed[0] !== undefined ? listed[0].path.replace(/[^/\\]+$/, "") : ""}\n`

@@ -10,6 +10,7 @@ import { createSafetyLayer, type SafetyLayer } from "../../policy/safety.js";
 
 export interface AgentCommandOptions {
   model?: string;
+  lora?: string;
   maxSteps?: string;
   threads?: string;
   session?: string;
@@ -57,7 +58,7 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
   const profile = Profile.open();
   let model: ChatModel;
   try {
-    model = await createChatModel({ model: options.model, progress: !options.quiet, ...(threads !== undefined ? { threads } : {}) });
+    model = await createChatModel({ model: options.model, progress: !options.quiet, ...(threads !== undefined ? { threads } : {}), ...(options.lora !== undefined ? { lora: options.lora } : {}) });
   } catch (error) {
     profile.close();
     throw error;
@@ -186,6 +187,7 @@ export function registerRunCommand(program: Command): void {
     .description("Do what the request says with the local apps, asking before calls that need approval")
     .argument("<request>", 'what to do, e.g. "set an alarm for 7 am tomorrow"')
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
+    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model; refused on another base")
     .option("--max-steps <n>", "model turns allowed for the request (default 10)")
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")
