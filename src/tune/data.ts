@@ -6,11 +6,12 @@ import { RiskGate } from "../agent/default-gate.js";
 import { PERSONA } from "../apps/persona.js";
 import { Profile } from "../apps/profile.js";
 import { errorMessage } from "../errors.js";
-import type { ChatMessage, GenerateRequest } from "../model/types.js";
+import type { ChatMessage, GenerateRequest, ToolChoice } from "../model/types.js";
 import { Policy } from "../policy/policy.js";
 import { createSafetyLayer } from "../policy/safety.js";
 import { ScriptedModel, type ScriptedReply } from "../testing/scripted-model.js";
 import { RISKS, type Tool } from "../tools/tool.js";
+import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
 import { ToolBox } from "../tools/toolbox.js";
 import { EvaluationIndex, OVERLAP_NGRAM, type OverlapFinding } from "./disjointness.js";
 import { SeededRandom } from "./random.js";
@@ -30,6 +31,8 @@ export interface TrainingExample {
   messages: ChatMessage[];
   /** Names of the tools offered on each model turn (the ToolBox's retrieved subset). */
   offeredTools: string[][];
+  /** The tool choice of each model turn (the router may force a call on the first). */
+  toolChoices: Array<ToolChoice | null>;
   /** Specs of the tools offered on the first turn. */
   tools: Array<{ name: string; description: string; parameters: unknown }>;
   /** What each call returned from the real app. */
@@ -108,9 +111,12 @@ export async function buildTrainingSet(options: BuildOptions): Promise<BuildRepo
   const scratch = mkdtempSync(join(tmpdir(), "botpsy-tune-"));
   try {
     // Tries up to three times the count: some drawings are dropped (overlap, a tool the retrieval missed).
+    let order: Recipe[] = [];
     for (let attempt = 0; report.examples.length < options.count && attempt < options.count * 3; attempt++) {
       report.attempted++;
-      const recipe = recipes[attempt % recipes.length]!;
+      // Each round draws every recipe once, in a seeded order: small sets still mix the kinds.
+      if (attempt % recipes.length === 0) order = random.shuffle(recipes);
+      const recipe = order[attempt % recipes.length]!;
       const instant = new Date(CLOCK_BASE + random.integer(0, 240) * 86_400_000 + random.integer(0, 11) * 3_600_000);
       const built = await buildExample(recipe, random, instant, join(scratch, `profile-${attempt}`), options, report);
       if (built !== undefined) {
@@ -142,13 +148,24 @@ async function buildExample(
     const observed: ObservedResult[] = [];
     const tools = profile.tools().map((tool) => observedTool(tool, observed));
     const replies: ScriptedReply[] = [];
+    const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
+    const searched = new Set<string>();
+    let planIndex = 0;
     let conflict: DropReason | undefined;
     const model = new ScriptedModel(
       [
-        (request: GenerateRequest, turnIndex: number) => {
-          const planned = instance.turns[turnIndex];
-          const reply = planned === undefined ? { text: "Done." } : planned(observed);
+        (request: GenerateRequest) => {
+          const planned = instance.turns[planIndex];
+          let reply: ScriptedReply = planned === undefined ? { text: "Done." } : planned(observed);
           const offered = new Set((request.tools ?? []).map((tool) => tool.name));
+          const missing = (reply.toolCalls ?? []).find((call) => !offered.has(call.name));
+          if (missing !== undefined && offered.has(FIND_TOOLS_NAME) && !searched.has(missing.name)) {
+            // As at inference: a tool the retrieval left out is found with find_tools, then called.
+            searched.add(missing.name);
+            reply = { toolCalls: [{ name: FIND_TOOLS_NAME, arguments: { query: searchQueryFor(missing.name, toolsByName.get(missing.name)?.description) } }] };
+          } else {
+            planIndex++;
+          }
           for (const call of reply.toolCalls ?? []) if (!offered.has(call.name)) conflict ??= "tool-not-offered";
           const choice = request.toolChoice;
           if (typeof choice === "object" && (reply.toolCalls ?? []).some((call) => call.name !== choice.name)) conflict ??= "router-conflict";
@@ -205,8 +222,15 @@ async function buildExample(
       timeZone: TIME_ZONE,
       messages: [...lastRequest.messages, { role: "assistant", content: lastReply.text ?? "" }],
       offeredTools: model.requests.map((request) => (request.tools ?? []).map((tool) => tool.name)),
+      toolChoices: model.requests.map((request) => request.toolChoice ?? null),
       tools: firstTools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters })),
-      calls: observed,
+      // Every call as the agent ran it (find_tools included), with the app's real value or error.
+      calls: outcome.calls.map((record) => ({
+        name: record.call.name,
+        arguments: record.call.arguments,
+        ok: record.status === "ok",
+        ...(record.status === "ok" ? { value: record.result } : { error: record.error ?? { code: record.status, message: record.status } }),
+      })),
       format: options.renderer.format.name,
       tokenizer: options.tokenizer,
       sequences,
@@ -239,6 +263,12 @@ function observedTool(tool: Tool, observed: ObservedResult[]): Tool {
       }
     },
   };
+}
+
+/** What a person would search for to find a tool: its name in words and the start of its description. */
+function searchQueryFor(name: string, description: string | undefined): string {
+  const words = (description ?? "").split(/[.:(]/)[0]!.trim().split(/\s+/).slice(0, 6).join(" ");
+  return words === "" ? name.replaceAll("_", " ") : words.toLowerCase();
 }
 
 function stringValues(value: unknown): string[] {

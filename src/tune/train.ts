@@ -63,6 +63,9 @@ export interface TrainingSummary {
   history: Array<{ step: number; loss: number; example: string }>;
   held_out_before: HeldOutFigures;
   held_out_after?: HeldOutFigures;
+  /** Mean loss on the first training sequences before and after: whether the run learned what it was shown. */
+  fit_loss_before: number | null;
+  fit_loss_after?: number | null;
   training_sequences: number;
   held_out_sequences: number;
   seconds_this_run: number;

@@ -96,7 +96,7 @@ def sequence_loss(model, torch, sequence):
     return model(input_ids=tokens, labels=labels).loss
 
 
-def held_out_metrics(model, torch, sequences, call_prefix_ids, limit=16):
+def held_out_metrics(model, torch, sequences, limit=16):
     if not sequences:
         return {"loss": None, "call_accuracy": None, "calls": 0}
     model.eval()
@@ -115,6 +115,15 @@ def held_out_metrics(model, torch, sequences, call_prefix_ids, limit=16):
             correct += int(written == target)
     model.train()
     return {"loss": sum(losses) / len(losses), "call_accuracy": (correct / calls) if calls else None, "calls": calls}
+
+
+def fit_loss(model, torch, sequences, limit=16):
+    """Mean loss on the first training sequences: whether the run learns what it is shown."""
+    model.eval()
+    with torch.no_grad():
+        losses = [float(sequence_loss(model, torch, sequence)) for sequence in sequences[:limit]]
+    model.train()
+    return sum(losses) / len(losses) if losses else None
 
 
 def save_checkpoint(model, optimizer, torch, directory, state):
@@ -181,16 +190,19 @@ def main():
     step = 0
     history = []
     before = None
+    fit_before = None
     if resume_state is not None:
         optimizer.load_state_dict(torch.load(os.path.join(checkpoint_dir, "optimizer.pt")))
         step = resume_state["step"]
         history = resume_state["history"]
         before = resume_state["held_out_before"]
+        fit_before = resume_state.get("fit_loss_before")
         torch.set_rng_state(torch.tensor(resume_state["torch_rng"], dtype=torch.uint8))
         log(f"resuming from step {step}/{total_steps}")
     else:
-        before = held_out_metrics(model, torch, held_out, None)
-        log(f"held-out before training: {json.dumps(before)}")
+        before = held_out_metrics(model, torch, held_out)
+        fit_before = fit_loss(model, torch, training)
+        log(f"held-out before training: {json.dumps(before)}; training-set loss {fit_before:.4f}")
 
     log(f"{len(training)} training sequences, {len(held_out)} held out, {too_long} longer than {arguments.max_tokens} tokens left out; {total_steps} steps")
     started = time.time()
@@ -222,6 +234,7 @@ def main():
                 "step": step,
                 "history": history,
                 "held_out_before": before,
+                "fit_loss_before": fit_before,
                 "torch_rng": torch.get_rng_state().tolist(),
             })
         if deadline is not None and time.time() >= deadline and step < total_steps:
@@ -229,17 +242,19 @@ def main():
                 "step": step,
                 "history": history,
                 "held_out_before": before,
+                "fit_loss_before": fit_before,
                 "torch_rng": torch.get_rng_state().tolist(),
             })
             stopped_for_time = True
             break
 
     summary = {"steps": step, "total_steps": total_steps, "stopped_for_time": stopped_for_time, "history": history,
-               "held_out_before": before, "training_sequences": len(training), "held_out_sequences": len(held_out),
+               "held_out_before": before, "fit_loss_before": fit_before, "training_sequences": len(training), "held_out_sequences": len(held_out),
                "seconds_this_run": time.time() - started}
     if not stopped_for_time:
-        summary["held_out_after"] = held_out_metrics(model, torch, held_out, None)
-        log(f"held-out after training: {json.dumps(summary['held_out_after'])}")
+        summary["held_out_after"] = held_out_metrics(model, torch, held_out)
+        summary["fit_loss_after"] = fit_loss(model, torch, training)
+        log(f"held-out after training: {json.dumps(summary['held_out_after'])}; training-set loss {summary['fit_loss_after']:.4f}")
         adapter_dir = os.path.join(arguments.out, "adapter-hf")
         shutil.rmtree(adapter_dir, ignore_errors=True)
         model.save_pretrained(adapter_dir)
