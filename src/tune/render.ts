@@ -18,6 +18,8 @@ export interface RenderedSequence {
   /** The prompt as text, special tokens written out (for reading and the overlap check). */
   prompt: string;
   completion: string;
+  /** Whether the completion is a tool call (held-out call accuracy is measured on these). */
+  writesCall: boolean;
 }
 
 /** One model turn as the agent sent it, and what the model should answer. */
@@ -95,6 +97,7 @@ export class TrainingRenderer {
       completionStart: contextTokens.length,
       prompt: this.detokenize(contextTokens),
       completion: this.detokenize(completionTokens),
+      writesCall: calls.length > 0,
     };
   }
 }

@@ -136,7 +136,7 @@ export async function trainAdapter(options: TrainOptions, signal?: AbortSignal):
   const sequencesPath = join(workDirectory, "sequences.jsonl");
   const lines = examples.flatMap((example) =>
     example.sequences.map((sequence) =>
-      JSON.stringify({ example: example.id, tokens: sequence.tokens, completion_start: sequence.completionStart, is_call: sequence.completion.startsWith("<tool_call>") }),
+      JSON.stringify({ example: example.id, tokens: sequence.tokens, completion_start: sequence.completionStart, is_call: sequence.writesCall }),
     ),
   );
   writeFileSync(sequencesPath, `${lines.join("\n")}\n`);

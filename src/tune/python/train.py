@@ -34,7 +34,7 @@ def parse_arguments():
     parser.add_argument("--threads", type=int, default=0)
     parser.add_argument("--learning-rate", type=float, default=2e-4)
     parser.add_argument("--rank", type=int, default=16)
-    parser.add_argument("--max-tokens", type=int, default=768)
+    parser.add_argument("--max-tokens", type=int, default=1024)
     parser.add_argument("--held-out", type=float, default=0.1)
     parser.add_argument("--checkpoint-every", type=int, default=5)
     parser.add_argument("--merge-dir", default="", help="also write the merged float model here")
