@@ -7,6 +7,7 @@ resumes where it stopped, and measures a held-out slice (loss, call accuracy).
 """
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -175,10 +176,20 @@ def main():
         task_type="CAUSAL_LM",
     )
     checkpoint_dir = os.path.join(arguments.out, "checkpoint")
+    # What a checkpoint is valid for: the same sequences, in the same split, with the same settings.
+    plan = hashlib.sha256(json.dumps({
+        "training": [[s["example"], len(s["tokens"])] for s in training],
+        "held_out": [s["example"] for s in held_out],
+        "seed": arguments.seed, "rank": arguments.rank, "learning_rate": arguments.learning_rate,
+    }).encode()).hexdigest()
     resume_state = None
     if os.path.exists(os.path.join(checkpoint_dir, "state.json")):
         with open(os.path.join(checkpoint_dir, "state.json"), encoding="utf-8") as handle:
             resume_state = json.load(handle)
+        if resume_state.get("plan") != plan:
+            log("the data or settings changed since the checkpoint: starting afresh")
+            resume_state = None
+    if resume_state is not None:
         model = peft.PeftModel.from_pretrained(base, checkpoint_dir, is_trainable=True)
     else:
         model = peft.get_peft_model(base, config)
@@ -235,6 +246,7 @@ def main():
                 "history": history,
                 "held_out_before": before,
                 "fit_loss_before": fit_before,
+                "plan": plan,
                 "torch_rng": torch.get_rng_state().tolist(),
             })
         if deadline is not None and time.time() >= deadline and step < total_steps:
@@ -243,6 +255,7 @@ def main():
                 "history": history,
                 "held_out_before": before,
                 "fit_loss_before": fit_before,
+                "plan": plan,
                 "torch_rng": torch.get_rng_state().tolist(),
             })
             stopped_for_time = True
