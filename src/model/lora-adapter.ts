@@ -61,7 +61,8 @@ export interface ListedAdapter {
 export function listAdapters(directory: string): ListedAdapter[] {
   if (!existsSync(directory)) return [];
   return readdirSync(directory)
-    .filter((entry) => entry.endsWith(".gguf"))
+    // A merged model written beside its adapter is a model, not an adapter.
+    .filter((entry) => entry.endsWith(".gguf") && !entry.endsWith("-merged-q8_0.gguf"))
     .map((entry) => {
       const path = join(directory, entry);
       let metadata: AdapterMetadata | undefined;

@@ -10,7 +10,14 @@ import { TrainingEnvironmentError } from "./errors.js";
  * The exact Python packages training runs on. torch from the package index is
  * its CUDA build (about 5.6 GB with its CUDA libraries); it runs on CPU too.
  */
-export const TRAINING_PINS: readonly string[] = ["torch==2.15.0", "transformers==5.24.0", "peft==0.21.2", "gguf==0.19.0"];
+export const TRAINING_PINS: readonly string[] = [
+  "torch==2.15.0",
+  "transformers==5.24.0",
+  "peft==0.21.2",
+  "gguf==0.19.0",
+  // llama.cpp's convert_hf_to_gguf.py imports it while writing a merged model's vocabulary (--merged).
+  "sentencepiece==0.2.3",
+];
 
 export function tuneDirectory(home = botpsyHome()): string {
   return join(home, "tune");
