@@ -179,13 +179,7 @@ export async function trainAdapter(options: TrainOptions, signal?: AbortSignal):
     join(workDirectory, "adapter-hf"),
   ]);
   if (converted !== 0 || !existsSync(adapterPath)) throw new TrainingFailedError(`llama.cpp's convert_lora_to_gguf.py failed (exit code ${converted}); the trained adapter is in ${join(workDirectory, "adapter-hf")}.`);
-  let mergedPath: string | undefined;
-  if (options.merged === true) {
-    mergedPath = `${adapterPath.slice(0, -".gguf".length)}-merged-q8_0.gguf`;
-    const mergedCode = await runPython(environment.python, [join(environment.llamaCppDirectory, "convert_hf_to_gguf.py"), "--outtype", "q8_0", "--outfile", mergedPath, mergedDirectory]);
-    if (mergedCode !== 0) throw new TrainingFailedError(`llama.cpp's convert_hf_to_gguf.py failed on the merged model (exit code ${mergedCode}); the adapter itself is ready at ${adapterPath}.`);
-  }
-
+  // Recorded before the merge: the adapter is usable even when merging fails.
   const metadata: AdapterMetadata = {
     kind: "botpsy-lora-adapter",
     base: { name: baseName, fileName: basename(basePath), sha256: baseSha256 },
@@ -203,6 +197,13 @@ export async function trainAdapter(options: TrainOptions, signal?: AbortSignal):
     },
   };
   writeFileSync(adapterMetadataPath(adapterPath), `${JSON.stringify(metadata, null, 2)}\n`);
+  let mergedPath: string | undefined;
+  if (options.merged === true) {
+    mergedPath = `${adapterPath.slice(0, -".gguf".length)}-merged-q8_0.gguf`;
+    const mergedCode = await runPython(environment.python, [join(environment.llamaCppDirectory, "convert_hf_to_gguf.py"), "--outtype", "q8_0", "--outfile", mergedPath, mergedDirectory]);
+    if (mergedCode !== 0) throw new TrainingFailedError(`llama.cpp's convert_hf_to_gguf.py failed on the merged model (exit code ${mergedCode}); the adapter itself is ready at ${adapterPath}.`);
+  }
+
   log(`adapter ${adapterPath} (${(statSync(adapterPath).size / 1e6).toFixed(1)} MB)`);
   // The checkpoint served its purpose; a new run of the same command starts afresh.
   rmSync(join(workDirectory, "checkpoint"), { recursive: true, force: true });
