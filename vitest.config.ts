@@ -39,7 +39,8 @@ function typeScriptFiles(directory: string): string[] {
 /** Test files under `root`, split into those that load the real model and the rest (paths relative to the repository). */
 export function splitTestFiles(root: string = TEST_ROOT): { unit: string[]; model: string[] } {
   const files = typeScriptFiles(root).sort();
-  const tests = files.filter((file) => file.endsWith(".test.ts"));
+  // Training tests (`*.tune.test.ts`) install gigabytes and run minutes: they have their own config, vitest.tune.config.ts.
+  const tests = files.filter((file) => file.endsWith(".test.ts") && !file.endsWith(".tune.test.ts"));
   // Helpers a test runs as a child process, or imports, that load the model themselves.
   const modelHelpers = files.filter((file) => !file.endsWith(".test.ts") && !file.endsWith("global-setup.ts") && MODEL_TEST_MARKERS.test(readFileSync(file, "utf8")));
   const model: string[] = [];
@@ -67,7 +68,7 @@ export default defineConfig({
         test: {
           name: "unit",
           include: ["test/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...modelTestFiles],
+          exclude: [...configDefaults.exclude, ...modelTestFiles, "test/**/*.tune.test.ts"],
           sequence: { groupOrder: 0 },
         },
       },

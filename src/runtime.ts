@@ -1,4 +1,5 @@
 import { Agent, type AgentOptions, type RunOptions } from "./agent/agent.js";
+import { verifyAdapterBase } from "./model/lora-adapter.js";
 import { RiskGate } from "./agent/default-gate.js";
 import type { AgentRun, ApprovalDecision } from "./agent/types.js";
 import type { Profile } from "./apps/profile.js";
@@ -32,6 +33,8 @@ export interface ModelReference {
   progress?: boolean;
   /** Where models are kept. Default under BOTPSY_HOME. */
   directory?: string;
+  /** A LoRA adapter (GGUF, from `botpsy tune train`) applied on the model; refused when it was trained on another base. */
+  lora?: string;
 }
 
 /** Where a model reference points: the file, and the id results and reports name it by. */
@@ -60,13 +63,18 @@ export async function locateModel(reference: Pick<ModelReference, "name" | "prog
 }
 
 /** Load a located model on llama.cpp. */
-export async function loadLocatedModel(located: LocatedModel, reference: Pick<ModelReference, "threads" | "maxConversations"> = {}): Promise<LlamaChatModel> {
+export async function loadLocatedModel(
+  located: LocatedModel,
+  reference: Pick<ModelReference, "threads" | "maxConversations" | "lora"> & { baseSha256?: string } = {},
+): Promise<LlamaChatModel> {
+  if (reference.lora !== undefined) await verifyAdapterBase(reference.lora, located.path, reference.baseSha256);
   return LlamaChatModel.load({
     modelPath: located.path,
     id: located.id,
     ...(located.chatFormat !== undefined ? { chatFormat: located.chatFormat } : {}),
     ...(reference.threads !== undefined ? { threads: reference.threads } : {}),
     ...(reference.maxConversations !== undefined ? { maxConversations: reference.maxConversations } : {}),
+    ...(reference.lora !== undefined ? { lora: reference.lora } : {}),
   });
 }
 

@@ -16,6 +16,7 @@ import { registerModelsCommand } from "./commands/models.js";
 import { registerGenerateCommand } from "./commands/generate.js";
 import { registerResumeCommand } from "./commands/resume.js";
 import { registerServeCommand } from "./commands/serve.js";
+import { registerTuneCommand } from "./commands/tune.js";
 // COMMANDS-IMPORTS-END
 
 
@@ -39,6 +40,7 @@ export function createProgram(): Command {
   registerGenerateCommand(program);
   registerResumeCommand(program);
   registerServeCommand(program);
+  registerTuneCommand(program);
   // COMMANDS-REGISTER-END
   return program;
 }

@@ -77,6 +77,8 @@ export interface LlamaChatModelOptions {
    * out of tokens, and the call is lost.
    */
   maxStringArgumentLength?: number;
+  /** A LoRA adapter (GGUF) applied on top of the model; check its base first (`verifyAdapterBase`). */
+  lora?: string;
 }
 
 /** DRY settings: repeats longer than two tokens become quickly unlikely; quotes and newlines break sequences. */
@@ -185,6 +187,7 @@ export class LlamaChatModel implements ChatModel {
       context = await model.createContext({
         contextSize,
         sequences: Math.max(1, options.maxConversations ?? 2),
+        ...(options.lora !== undefined ? { lora: { adapters: [{ filePath: options.lora }] } } : {}),
         ...(options.threads !== undefined
           ? { threads: options.threads }
           : llama.gpu === false
@@ -494,7 +497,8 @@ export class LlamaChatModel implements ChatModel {
   }
 }
 
-function toFunctions(tools: readonly ToolSpec[], maxStringLength = 0): ChatModelFunctions {
+/** The tool list as node-llama-cpp functions (also used to render training data exactly as prompted). */
+export function toFunctions(tools: readonly ToolSpec[], maxStringLength = 0): ChatModelFunctions {
   const functions: Record<string, { description?: string; params?: GbnfJsonSchema }> = {};
   for (const tool of tools) {
     const properties = tool.parameters.properties;

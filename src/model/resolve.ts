@@ -8,6 +8,7 @@ import { MODEL_CATALOG, SMOLLM2_ID, findCatalogEntry, parseHuggingFaceReference,
 import { createProgressBar, partialPathFor, pullModel, type PullOptions, type PullResult } from "./download.js";
 import { ModelFileMissingError, UnknownModelError } from "./errors.js";
 import { LlamaChatModel, type LlamaChatModelOptions } from "./llama-chat-model.js";
+import { verifyAdapterBase } from "./lora-adapter.js";
 import { OpenAICompatibleModel, type OpenAICompatibleModelOptions } from "./openai-compatible-model.js";
 import type { ChatModel } from "./types.js";
 
@@ -162,6 +163,8 @@ export async function loadLlamaModel(options: Extract<CreateChatModelOptions, { 
   const name = model ?? bestPresentModel(location)?.name ?? SMOLLM2_ID;
   const { path, resolved } = await ensureModelFile(name, { ...location, progress: progress ?? false });
   const chatFormat = loadOptions.chatFormat ?? (resolved.kind === "catalog" ? resolved.entry?.chatFormat : undefined);
+  // An adapter on a base it was not trained on loads silently and writes nonsense.
+  if (loadOptions.lora !== undefined) await verifyAdapterBase(loadOptions.lora, path, resolved.entry?.sha256);
   return LlamaChatModel.load({
     ...loadOptions,
     modelPath: path,

@@ -15,6 +15,7 @@ import { injectionCases } from "../../eval/injection/cases.js";
 import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDefenseSetting, type DefenseSetting } from "../../eval/injection/run.js";
 import { isScenarioSplit, SCENARIO_SPLITS, selectSuiteSplit, suiteHasSplits, type ScenarioSplit } from "../../eval/splits.js";
 import { INJECTION_SUITE, resolveScenarioSuite } from "../../eval/suites.js";
+import { adapterName } from "../../model/lora-adapter.js";
 import type { ChatModel } from "../../model/types.js";
 import { loadLocatedModel, locateModel } from "../../runtime.js";
 import { botpsyVersion } from "../../version.js";
@@ -31,6 +32,7 @@ interface RunCommandOptions {
   categories?: string;
   data?: string;
   threads?: string;
+  lora?: string;
   parallelCalls: string;
   defenses?: string;
   split?: string;
@@ -48,6 +50,8 @@ export interface EvalModelRequest {
   /** Conversations the model must hold at once (one per concurrent case). */
   concurrency: number;
   threads: number | undefined;
+  /** The --lora value: a LoRA adapter applied on the model. */
+  lora?: string | undefined;
 }
 
 /**
@@ -80,13 +84,19 @@ export function parseThinking(text: string): "off" | "on" | number {
  * present, else the default one) and loaded on llama.cpp, its file hashed
  * for the record.
  */
-export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async ({ reference, concurrency, threads }) => {
+export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async ({ reference, concurrency, threads, lora }) => {
   const located = await locateModel({ name: reference, progress: true });
   process.stderr.write(`Hashing ${located.path}…\n`);
   const sha256 = await fileSha256(located.path);
   process.stderr.write(`Loading ${located.id}…\n`);
-  const model = await loadLocatedModel(located, { maxConversations: concurrency, ...(threads !== undefined ? { threads } : {}) });
-  return { model, info: { id: located.id, file: basename(located.path), sha256 } };
+  const model = await loadLocatedModel(located, {
+    maxConversations: concurrency,
+    ...(threads !== undefined ? { threads } : {}),
+    ...(lora !== undefined ? { lora, baseSha256: sha256 } : {}),
+  });
+  // A tuned run is another model in the results: its id names the adapter.
+  const id = lora !== undefined ? `${located.id}+lora:${adapterName(lora)}` : located.id;
+  return { model, info: { id, file: basename(located.path), sha256 } };
 };
 
 /** A BFCL file given in place of a suite: `BFCL_v4_live_simple.json` or any path to such a file. */
@@ -178,7 +188,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
   const threads = options.threads === undefined ? undefined : wholeNumber(options.threads, "--threads", 1);
   const parallelCalls = parseParallelCalls(options.parallelCalls);
   const suite = scenarioSuite?.suite ?? BFCL_SUITE;
-  const { model, info } = await dependencies.loadModel({ reference: options.model, concurrency, threads });
+  const { model, info } = await dependencies.loadModel({ reference: options.model, concurrency, threads, ...(options.lora !== undefined ? { lora: resolve(options.lora) } : {}) });
   const settings: EvalSettings = {
     suite,
     model: info,
@@ -236,6 +246,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
       'Run a suite ("apps", "bfcl", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
     )
     .option("--model <id>", "catalog id, GGUF path or hf: reference (default: the best model present, else the default model, pulled — as botpsy run)")
+    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model; refused on another base")
     .option("--limit <n>", "run only n cases, spread evenly over the suite's groups and recorded in the results (bfcl: the first n of each category)")
     .option("--concurrency <n>", "cases run at the same time", "1")
     .option("--thinking <mode>", "off, on, or a token budget", "off")

@@ -5,6 +5,7 @@ import type { ChatMessage, Thinking } from "../../model/types.js";
 
 interface GenerateCommandOptions {
   model?: string;
+  lora?: string;
   system?: string;
   maxTokens?: string;
   temperature?: string;
@@ -22,6 +23,7 @@ export function registerGenerateCommand(program: Command): void {
     .command("generate <prompt>")
     .description("Generate a reply to a prompt with the local model (streams text; --json prints the result with usage and timings).")
     .option("-m, --model <model>", "catalog id, GGUF path or hf:owner/repo/file.gguf (default: the best model present)")
+    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model; refused on another base")
     .option("--system <text>", "a system prompt")
     .option("--max-tokens <n>", "most tokens to generate", "512")
     .option("--temperature <t>", "sampling temperature (0 = greedy)", "0")
@@ -40,6 +42,7 @@ export function registerGenerateCommand(program: Command): void {
       const threads = options.threads !== undefined ? parseInteger(options.threads, "--threads", 1) : undefined;
       const model = await loadLlamaModel({
         ...(options.model !== undefined ? { model: options.model } : {}),
+        ...(options.lora !== undefined ? { lora: options.lora } : {}),
         progress: true,
         contextSize,
         maxConversations: 1,

@@ -1,8 +1,11 @@
 import type { Command } from "commander";
+import { join } from "node:path";
+import { botpsyHome } from "../../config.js";
 import { MODEL_CATALOG, findCatalogEntry } from "../../model/catalog.js";
 import { UnknownModelError } from "../../model/errors.js";
 import { formatParameterCount, readModelInfo } from "../../model/info.js";
 import { checkModelFile, describeModelFileState, type ModelFileState } from "../../model/integrity.js";
+import { adapterName, listAdapters } from "../../model/lora-adapter.js";
 import { bestPresentModel, listModels, pullWithProgress, removeModel, resolveModel } from "../../model/resolve.js";
 
 /** `botpsy models list | pull <id> | rm <id> | info <id|path>`. */
@@ -25,7 +28,7 @@ export function registerModelsCommand(program: Command): void {
       };
       if (options.json === true) {
         const models = listed.map((model) => ({ ...model, ...(checks.has(model.entry.id) ? { integrity: checks.get(model.entry.id) } : {}) }));
-        process.stdout.write(`${JSON.stringify({ default: best?.name ?? null, models }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ default: best?.name ?? null, models, adapters: listAdapters(join(botpsyHome(), "adapters")) }, null, 2)}\n`);
         return;
       }
       const rows = listed.map((model) => [
@@ -40,6 +43,11 @@ export function registerModelsCommand(program: Command): void {
       printTable(["id", "state", "size", "format", "licence", "verified", "model"], rows);
       const corrupt = [...checks.entries()].filter(([, check]) => check.state !== "ok").map(([id]) => id);
       if (corrupt.length > 0) process.stdout.write(`\nCorrupt: ${corrupt.join(", ")}. \`botpsy models pull <id>\` moves the file aside and fetches it again.\n`);
+      const adapters = listAdapters(join(botpsyHome(), "adapters"));
+      if (adapters.length > 0) {
+        process.stdout.write("\nLoRA adapters (use with --lora <path>):\n");
+        printTable(["adapter", "size", "base", "steps", "path"], adapters.map((adapter) => [adapterName(adapter.path), megabytes(adapter.sizeBytes), adapter.metadata?.base.name ?? "unknown (no record)", String(adapter.metadata?.steps ?? "-"), adapter.path]));
+      }
       process.stdout.write(
         best !== undefined
           ? `\n* default model. Models directory: ${listed[0] !== undefined ? listed[0].path.replace(/[^/\\]+$/, "") : ""}\n`

@@ -13,6 +13,7 @@ import { approvalAnswerSource, LineReader, parseApproveOption, pausedMessage, ty
 
 export interface AgentCommandOptions {
   model?: string;
+  lora?: string;
   maxSteps?: string;
   threads?: string;
   session?: string;
@@ -66,7 +67,12 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
   try {
     runtime = await createRuntime({
       profile,
-      model: { name: options.model, progress: !options.quiet, ...(threads !== undefined ? { threads } : {}) },
+      model: {
+        name: options.model,
+        progress: !options.quiet,
+        ...(threads !== undefined ? { threads } : {}),
+        ...(options.lora !== undefined ? { lora: options.lora } : {}),
+      },
       agent: {
         ...(maxSteps !== undefined ? { maxSteps } : {}),
         ...(options.requireTool ? { firstStepToolChoice: "required" as const } : {}),
@@ -238,6 +244,7 @@ export function registerRunCommand(program: Command): void {
     .description("Do what the request says with the local apps, asking before calls that need approval")
     .argument("<request>", 'what to do, e.g. "set an alarm for 7 am tomorrow"')
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
+    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model; refused on another base")
     .option("--max-steps <n>", "model turns allowed for the request (default 10)")
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")

@@ -1,0 +1,284 @@
+"""LoRA fine-tuning of a GGUF chat model for botpsy.
+
+Run by `botpsy tune train` inside the environment it creates; reads the token
+sequences botpsy rendered (prompt + completion, loss on the completion only),
+trains a LoRA adapter with peft on CPU or GPU, checkpoints so a killed run
+resumes where it stopped, and measures a held-out slice (loss, call accuracy).
+"""
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import random
+import shutil
+import sys
+import time
+
+
+def log(message):
+    sys.stderr.write(message + "\n")
+    sys.stderr.flush()
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--base-gguf", required=True)
+    parser.add_argument("--float-dir", required=True, help="cache of the dequantised model (created when missing)")
+    parser.add_argument("--data", required=True, help="JSON lines: {example, tokens, completion_start}")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--steps", type=int, default=0)
+    parser.add_argument("--epochs", type=float, default=0)
+    parser.add_argument("--max-minutes", type=float, default=0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=0)
+    parser.add_argument("--learning-rate", type=float, default=2e-4)
+    parser.add_argument("--rank", type=int, default=16)
+    parser.add_argument("--max-tokens", type=int, default=1024)
+    parser.add_argument("--held-out", type=float, default=0.1)
+    parser.add_argument("--checkpoint-every", type=int, default=5)
+    parser.add_argument("--merge-dir", default="", help="also write the merged float model here")
+    return parser.parse_args()
+
+
+def load_float_model(arguments, torch, transformers):
+    float_dir = arguments.float_dir
+    if not os.path.exists(os.path.join(float_dir, "config.json")):
+        started = time.time()
+        directory, file_name = os.path.split(os.path.abspath(arguments.base_gguf))
+        log(f"dequantising {file_name} into {float_dir} (once per base model)")
+        model = transformers.AutoModelForCausalLM.from_pretrained(directory, gguf_file=file_name, dtype=torch.float32)
+        tokenizer = transformers.AutoTokenizer.from_pretrained(directory, gguf_file=file_name)
+        # A model read from GGUF carries its quantizer; save_pretrained refuses it until it is cleared.
+        model.hf_quantizer = None
+        if hasattr(model, "is_quantized"):
+            model.is_quantized = False
+        if hasattr(model.config, "quantization_config"):
+            delattr(model.config, "quantization_config")
+        partial = float_dir + ".partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        model.save_pretrained(partial)
+        tokenizer.save_pretrained(partial)
+        shutil.rmtree(float_dir, ignore_errors=True)
+        os.replace(partial, float_dir)
+        log(f"dequantised in {time.time() - started:.0f} s")
+    return transformers.AutoModelForCausalLM.from_pretrained(float_dir, dtype=torch.float32)
+
+
+def read_sequences(path, max_tokens):
+    sequences, too_long = [], 0
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            if len(record["tokens"]) > max_tokens:
+                too_long += 1
+                continue
+            sequences.append(record)
+    return sequences, too_long
+
+
+def split_held_out(sequences, fraction, seed):
+    examples = sorted({sequence["example"] for sequence in sequences})
+    random.Random(seed).shuffle(examples)
+    count = int(round(len(examples) * fraction)) if fraction > 0 else 0
+    if fraction > 0 and count == 0 and len(examples) >= 4:
+        count = 1
+    held = set(examples[:count])
+    return [s for s in sequences if s["example"] not in held], [s for s in sequences if s["example"] in held]
+
+
+def sequence_loss(model, torch, sequence):
+    tokens = torch.tensor([sequence["tokens"]], dtype=torch.long)
+    labels = tokens.clone()
+    labels[0, : sequence["completion_start"]] = -100
+    return model(input_ids=tokens, labels=labels).loss
+
+
+def held_out_metrics(model, torch, sequences, limit=16):
+    if not sequences:
+        return {"loss": None, "call_accuracy": None, "calls": 0}
+    model.eval()
+    losses, correct, calls = [], 0, 0
+    with torch.no_grad():
+        for sequence in sequences:
+            losses.append(float(sequence_loss(model, torch, sequence)))
+        call_sequences = [s for s in sequences if s.get("is_call")][:limit]
+        for sequence in call_sequences:
+            start = sequence["completion_start"]
+            target = sequence["tokens"][start:]
+            prompt = torch.tensor([sequence["tokens"][:start]], dtype=torch.long)
+            output = model.generate(prompt, max_new_tokens=len(target), do_sample=False, pad_token_id=0)
+            written = output[0, start:].tolist()
+            calls += 1
+            correct += int(written == target)
+    model.train()
+    return {"loss": sum(losses) / len(losses), "call_accuracy": (correct / calls) if calls else None, "calls": calls}
+
+
+def fit_loss(model, torch, sequences, limit=16):
+    """Mean loss on the first training sequences: whether the run learns what it is shown."""
+    model.eval()
+    with torch.no_grad():
+        losses = [float(sequence_loss(model, torch, sequence)) for sequence in sequences[:limit]]
+    model.train()
+    return sum(losses) / len(losses) if losses else None
+
+
+def save_checkpoint(model, optimizer, torch, directory, state):
+    partial = directory + ".partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    os.makedirs(partial)
+    model.save_pretrained(partial)
+    torch.save(optimizer.state_dict(), os.path.join(partial, "optimizer.pt"))
+    with open(os.path.join(partial, "state.json"), "w", encoding="utf-8") as handle:
+        json.dump(state, handle)
+    # Renamed into place only when whole, so a kill never leaves a half checkpoint.
+    shutil.rmtree(directory, ignore_errors=True)
+    os.replace(partial, directory)
+
+
+def format_duration(seconds):
+    seconds = int(max(0, seconds))
+    return f"{seconds // 3600}:{(seconds % 3600) // 60:02d}:{seconds % 60:02d}"
+
+
+def main():
+    arguments = parse_arguments()
+    import torch
+    import transformers
+    import peft
+
+    if arguments.threads > 0:
+        torch.set_num_threads(arguments.threads)
+    random.seed(arguments.seed)
+    torch.manual_seed(arguments.seed)
+    transformers.set_seed(arguments.seed)
+    os.makedirs(arguments.out, exist_ok=True)
+
+    sequences, too_long = read_sequences(arguments.data, arguments.max_tokens)
+    if not sequences:
+        log("no training sequence fits --max-tokens; build data with shorter prompts")
+        return 3
+    training, held_out = split_held_out(sequences, arguments.held_out, arguments.seed)
+    if not training:
+        log("every sequence went to the held-out slice; give more data or a smaller held-out fraction")
+        return 3
+
+    base = load_float_model(arguments, torch, transformers)
+    config = peft.LoraConfig(
+        r=arguments.rank,
+        lora_alpha=2 * arguments.rank,
+        lora_dropout=0.0,
+        target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
+        task_type="CAUSAL_LM",
+    )
+    checkpoint_dir = os.path.join(arguments.out, "checkpoint")
+    # What a checkpoint is valid for: the same sequences, in the same split, with the same settings.
+    plan = hashlib.sha256(json.dumps({
+        "training": [[s["example"], len(s["tokens"])] for s in training],
+        "held_out": [s["example"] for s in held_out],
+        "seed": arguments.seed, "rank": arguments.rank, "learning_rate": arguments.learning_rate,
+    }).encode()).hexdigest()
+    resume_state = None
+    if os.path.exists(os.path.join(checkpoint_dir, "state.json")):
+        with open(os.path.join(checkpoint_dir, "state.json"), encoding="utf-8") as handle:
+            resume_state = json.load(handle)
+        if resume_state.get("plan") != plan:
+            log("the data or settings changed since the checkpoint: starting afresh")
+            resume_state = None
+    if resume_state is not None:
+        model = peft.PeftModel.from_pretrained(base, checkpoint_dir, is_trainable=True)
+    else:
+        model = peft.get_peft_model(base, config)
+    model.train()
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=arguments.learning_rate, weight_decay=0.0)
+
+    steps_per_epoch = len(training)
+    total_steps = arguments.steps if arguments.steps > 0 else max(1, int(math.ceil((arguments.epochs or 1) * steps_per_epoch)))
+    step = 0
+    history = []
+    before = None
+    fit_before = None
+    if resume_state is not None:
+        optimizer.load_state_dict(torch.load(os.path.join(checkpoint_dir, "optimizer.pt")))
+        step = resume_state["step"]
+        history = resume_state["history"]
+        before = resume_state["held_out_before"]
+        fit_before = resume_state.get("fit_loss_before")
+        torch.set_rng_state(torch.tensor(resume_state["torch_rng"], dtype=torch.uint8))
+        log(f"resuming from step {step}/{total_steps}")
+    else:
+        before = held_out_metrics(model, torch, held_out)
+        fit_before = fit_loss(model, torch, training)
+        log(f"held-out before training: {json.dumps(before)}; training-set loss {fit_before:.4f}")
+
+    log(f"{len(training)} training sequences, {len(held_out)} held out, {too_long} longer than {arguments.max_tokens} tokens left out; {total_steps} steps")
+    started = time.time()
+    deadline = started + arguments.max_minutes * 60 if arguments.max_minutes > 0 else None
+    done_steps_here = 0
+    stopped_for_time = False
+    while step < total_steps:
+        epoch, position = divmod(step, steps_per_epoch)
+        order = list(range(steps_per_epoch))
+        random.Random(arguments.seed * 1000 + epoch).shuffle(order)
+        sequence = training[order[position]]
+        loss = sequence_loss(model, torch, sequence)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_([p for p in model.parameters() if p.requires_grad], 1.0)
+        optimizer.step()
+        optimizer.zero_grad()
+        step += 1
+        done_steps_here += 1
+        history.append({"step": step, "loss": loss.item(), "example": sequence["example"]})
+        elapsed = time.time() - started
+        per_step = elapsed / done_steps_here
+        recent = [entry["loss"] for entry in history[-10:]]
+        log(
+            f"step {step}/{total_steps}  loss {history[-1]['loss']:.4f}  (last 10: {sum(recent) / len(recent):.4f})  "
+            f"{per_step:.2f} s/step  elapsed {format_duration(elapsed)}  ETA {format_duration(per_step * (total_steps - step))}"
+        )
+        if step % arguments.checkpoint_every == 0 or step == total_steps:
+            save_checkpoint(model, optimizer, torch, checkpoint_dir, {
+                "step": step,
+                "history": history,
+                "held_out_before": before,
+                "fit_loss_before": fit_before,
+                "plan": plan,
+                "torch_rng": torch.get_rng_state().tolist(),
+            })
+        if deadline is not None and time.time() >= deadline and step < total_steps:
+            save_checkpoint(model, optimizer, torch, checkpoint_dir, {
+                "step": step,
+                "history": history,
+                "held_out_before": before,
+                "fit_loss_before": fit_before,
+                "plan": plan,
+                "torch_rng": torch.get_rng_state().tolist(),
+            })
+            stopped_for_time = True
+            break
+
+    summary = {"steps": step, "total_steps": total_steps, "stopped_for_time": stopped_for_time, "history": history,
+               "held_out_before": before, "fit_loss_before": fit_before, "training_sequences": len(training), "held_out_sequences": len(held_out),
+               "seconds_this_run": time.time() - started}
+    if not stopped_for_time:
+        summary["held_out_after"] = held_out_metrics(model, torch, held_out)
+        summary["fit_loss_after"] = fit_loss(model, torch, training)
+        log(f"held-out after training: {json.dumps(summary['held_out_after'])}; training-set loss {summary['fit_loss_after']:.4f}")
+        adapter_dir = os.path.join(arguments.out, "adapter-hf")
+        shutil.rmtree(adapter_dir, ignore_errors=True)
+        model.save_pretrained(adapter_dir)
+        if arguments.merge_dir:
+            merged = model.merge_and_unload()
+            merged.save_pretrained(arguments.merge_dir)
+            transformers.AutoTokenizer.from_pretrained(arguments.float_dir).save_pretrained(arguments.merge_dir)
+    with open(os.path.join(arguments.out, "training.json"), "w", encoding="utf-8") as handle:
+        json.dump(summary, handle, indent=1)
+    return 4 if stopped_for_time else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

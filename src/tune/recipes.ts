@@ -1,0 +1,430 @@
+import type { Profile } from "../apps/profile.js";
+import { PERSONA } from "../apps/persona.js";
+import type { ScriptedReply } from "../testing/scripted-model.js";
+import type { SeededRandom } from "./random.js";
+
+/** What a tool call of the trajectory returned, read from the real tool. */
+export interface ObservedResult {
+  name: string;
+  arguments: Record<string, unknown>;
+  ok: boolean;
+  value?: unknown;
+  error?: { code: string; message: string };
+}
+
+/**
+ * One model turn of a trajectory, decided from the results seen so far (so a
+ * final answer can quote the real result, and a retry can use the number the
+ * app's error gave).
+ */
+export type PlannedTurn = (observed: readonly ObservedResult[]) => ScriptedReply;
+
+export type ExampleKind = "single-call" | "check-then-act" | "recovery" | "multi-app" | "abstention" | "clarification";
+
+/** A request a person would write and the turns the model should take for it. */
+export interface RecipeInstance {
+  request: string;
+  /** Changes the scratch profile before the run (Wi-Fi off, a low tank). */
+  prepare?: (profile: Profile) => Promise<void>;
+  turns: PlannedTurn[];
+}
+
+export interface RecipeClock {
+  /** `YYYY-MM-DD` of the profile's today. */
+  today: string;
+  /** `YYYY-MM-DD` of today plus `days`. */
+  plusDays(days: number): string;
+  /** Weekday name of a `YYYY-MM-DD`. */
+  weekday(date: string): string;
+}
+
+export interface Recipe {
+  id: string;
+  kind: ExampleKind;
+  /** The tools the correct trajectory calls (for coverage reports). */
+  tools: readonly string[];
+  build(random: SeededRandom, clock: RecipeClock): RecipeInstance;
+}
+
+const CITIES = ["Porto", "Faro", "Coimbra", "Madrid", "Barcelona", "Seville", "Valencia", "Paris", "Lyon", "Nice", "London", "Dublin", "Amsterdam", "Berlin", "Munich", "Vienna", "Prague", "Zurich"];
+const FIRST_NAMES = PERSONA.contacts.filter((contact) => contact.id !== "chen" && contact.id !== "mom").map((contact) => contact.name.split(" ")[0]!);
+const TIMER_LABELS = ["Tea", "Bread", "Rice", "Eggs", "Nap", "Stretch", "Oven", "Pizza", "Break", "Laundry"];
+const ALARM_LABELS = ["Run", "Flight", "Meds", "School run", "Standup", "Train"];
+const TASK_TITLES = ["Renew the car insurance", "Book a haircut", "Call the plumber", "Pay the gym fee", "Return the library books", "Buy a birthday card for Ana", "Water the plants", "Back up the laptop"];
+const EVENT_TITLES = ["Lunch with Jules", "Piano lesson", "Budget review", "Yoga class", "Parent meeting", "Car service"];
+const SHOPPING_ITEMS: ReadonlyArray<[string, string | undefined]> = [["eggs", undefined], ["oat milk", "l"], ["apples", "kg"], ["coffee beans", undefined], ["rice", "kg"], ["tomatoes", "kg"], ["bread", undefined]];
+const MESSAGE_TEXTS = ["I'll be ten minutes late", "Dinner at eight works for me", "Can you bring the charger tomorrow?", "Landed safely, talk soon", "Thanks for the help today!"];
+const WORKOUTS = ["running", "cycling", "swimming", "yoga", "walking", "rowing"] as const;
+
+function call(name: string, args: Record<string, unknown>): ScriptedReply {
+  return { toolCalls: [{ name, arguments: args }] };
+}
+
+function answer(text: string): ScriptedReply {
+  return { text };
+}
+
+function clockTime(hour: number, minute: number): string {
+  return `${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}`;
+}
+
+function spokenTime(hour: number, minute: number): string {
+  const suffix = hour < 12 ? "am" : "pm";
+  const twelve = hour % 12 === 0 ? 12 : hour % 12;
+  return minute === 0 ? `${twelve} ${suffix}` : `${twelve}:${String(minute).padStart(2, "0")} ${suffix}`;
+}
+
+/** A short sentence from a real result: the fields a person would want first. */
+export function summariseResult(value: unknown): string {
+  if (value === null || value === undefined) return "it is done";
+  if (typeof value !== "object") return String(value);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "there is nothing there";
+    const names = value.slice(0, 3).map(labelOf).filter((label) => label !== "");
+    return `there are ${value.length}${names.length > 0 ? `: ${names.join(", ")}${value.length > 3 ? " and more" : ""}` : ""}`;
+  }
+  const record = value as Record<string, unknown>;
+  if (typeof record.message === "string") return record.message;
+  const listed = Object.entries(record).find(([, field]) => Array.isArray(field));
+  if (listed !== undefined && Object.keys(record).length <= 3) return summariseResult(listed[1]);
+  const scalars = Object.entries(record)
+    .filter(([key, field]) => (typeof field === "string" || typeof field === "number" || typeof field === "boolean") && !key.endsWith("id"))
+    .slice(0, 4)
+    .map(([key, field]) => `${key.replaceAll("_", " ")} ${String(field)}`);
+  return scalars.length > 0 ? scalars.join(", ") : "it is done";
+}
+
+function labelOf(item: unknown): string {
+  if (typeof item === "string") return item;
+  if (typeof item !== "object" || item === null) return String(item);
+  const record = item as Record<string, unknown>;
+  for (const key of ["title", "name", "label", "subject", "item", "headline"]) {
+    if (typeof record[key] === "string") return record[key];
+  }
+  return "";
+}
+
+function lastResult(observed: readonly ObservedResult[]): ObservedResult | undefined {
+  return observed[observed.length - 1];
+}
+
+function finalAnswer(observed: readonly ObservedResult[], done: string): ScriptedReply {
+  const last = lastResult(observed);
+  if (last === undefined) return answer(done);
+  if (!last.ok) return answer(`That did not work: ${last.error?.message ?? "the app gave an error"}`);
+  return answer(`${done} ${capitalise(summariseResult(last.value))}.`.replace(/\.\.$/, "."));
+}
+
+function capitalise(text: string): string {
+  return text.length === 0 ? text : `${text[0]!.toUpperCase()}${text.slice(1)}`;
+}
+
+/** The read-only tools without required parameters, with the ways people ask for them. */
+const READ_REQUESTS: Record<string, readonly string[]> = {
+  list_alarms: ["Which alarms do I have set?", "show me my alarms", "What alarms are on right now?"],
+  list_timers: ["Are any timers running?", "how long is left on my timers", "List the timers please"],
+  get_device_status: ["Is my Wi-Fi on?", "How much battery do I have left?", "What's the phone's status?"],
+  get_account_balances: ["How much money is in my accounts?", "what's my bank balance", "Show my account balances"],
+  view_cart: ["What's in my shopping cart?", "show the cart", "Which products did I put in the cart?"],
+  get_now_playing: ["What song is this?", "what's playing right now", "Which track is on?"],
+  list_bills: ["Which bills do I still have to pay?", "any unpaid bills?", "Show me my bills"],
+  check_tyre_pressure: ["Are the tyres ok?", "check the tire pressure on the car", "How are my tyre pressures?"],
+  get_fitness_progress: ["How am I doing on my fitness goals?", "show my workout progress this week", "Am I on track with my step goal?"],
+  list_saved_places: ["What places have I saved on the map?", "show my saved places", "list my saved locations"],
+  list_playlists: ["Which playlists do I have?", "show my playlists", "What playlists did I make?"],
+  check_fuel_level: ["How much fuel is in the car?", "is the tank nearly empty?", "what's the fuel level"],
+  list_bookings: ["What trips have I booked?", "show my travel bookings", "Do I have any hotel or flight bookings?"],
+  list_orders: ["Where are my orders?", "show my recent orders", "list what I ordered online"],
+  list_conversations: ["Who texted me lately?", "show my chats", "Which conversations do I have?"],
+  get_car_status: ["Is the car locked?", "what's the status of my car", "Is the engine running?"],
+};
+
+export const RECIPES: readonly Recipe[] = [
+  {
+    id: "timer",
+    kind: "single-call",
+    tools: ["start_timer"],
+    build(random) {
+      const minutes = random.pick([3, 5, 7, 12, 18, 25, 40, 55, 75, 95]);
+      const label = random.pick(TIMER_LABELS);
+      const duration = `${minutes} minutes`;
+      const request = random.pick([
+        `Set a ${minutes} minute timer for the ${label.toLowerCase()}`,
+        `timer ${minutes} min, call it ${label}`,
+        `Could you start a timer of ${minutes} minutes named ${label}?`,
+        `${label} needs ${minutes} minutes, time it for me`,
+        `start a ${label.toLowerCase()} timer: ${minutes} minutes`,
+        `Remind me in ${minutes} minutes with a timer labelled ${label}`,
+      ]);
+      return { request, turns: [() => call("start_timer", { duration, label }), (observed) => finalAnswer(observed, `Your ${label} timer is running for ${duration}.`)] };
+    },
+  },
+  {
+    id: "alarm",
+    kind: "single-call",
+    tools: ["set_alarm"],
+    build(random) {
+      const hour = random.integer(5, 9);
+      const minute = random.pick([0, 15, 30, 45, 10, 50]);
+      const label = random.pick(ALARM_LABELS);
+      const request = random.pick([
+        `Wake me up at ${spokenTime(hour, minute)} for the ${label.toLowerCase()}`,
+        `set an alarm ${clockTime(hour, minute)} labelled ${label}`,
+        `I need an alarm at ${spokenTime(hour, minute)} called ${label}, please`,
+        `alarm for ${spokenTime(hour, minute)} (${label})`,
+      ]);
+      return { request, turns: [() => call("set_alarm", { time: clockTime(hour, minute), label }), (observed) => finalAnswer(observed, `Alarm set for ${spokenTime(hour, minute)}.`)] };
+    },
+  },
+  {
+    id: "weather",
+    kind: "single-call",
+    tools: ["get_weather"],
+    build(random, clock) {
+      const city = random.pick(CITIES);
+      const offset = random.pick([0, 1, 2, 3]);
+      const date = clock.plusDays(offset);
+      const day = offset === 0 ? "today" : offset === 1 ? "tomorrow" : `on ${clock.weekday(date)}`;
+      const request = random.pick([
+        `What's the weather in ${city} ${day}?`,
+        `will it rain in ${city} ${day}`,
+        `How warm will it be in ${city} ${day}?`,
+        `${city} weather ${day} please`,
+        `Should I take an umbrella to ${city} ${day}?`,
+      ]);
+      return {
+        request,
+        turns: [() => call("get_weather", { place: city, date }), (observed) => finalAnswer(observed, `Here is the weather in ${city} ${day}.`)],
+      };
+    },
+  },
+  {
+    id: "task",
+    kind: "single-call",
+    tools: ["add_task"],
+    build(random, clock) {
+      const title = random.pick(TASK_TITLES);
+      const offset = random.pick([1, 2, 4, 6]);
+      const due = clock.plusDays(offset);
+      const when = offset === 1 ? "tomorrow" : `by ${clock.weekday(due)}`;
+      const request = random.pick([
+        `Add a task to ${title.toLowerCase()} ${when}`,
+        `remind me to ${title.toLowerCase()}, due ${when}`,
+        `put "${title}" on my to-do list for ${when}`,
+        `New task: ${title}, due ${when}`,
+      ]);
+      return { request, turns: [() => call("add_task", { title, due }), (observed) => finalAnswer(observed, `Added "${title}" to your tasks, due ${when}.`)] };
+    },
+  },
+  {
+    id: "message",
+    kind: "single-call",
+    tools: ["send_message"],
+    build(random) {
+      const name = random.pick(FIRST_NAMES);
+      const text = random.pick(MESSAGE_TEXTS);
+      const request = random.pick([
+        `Text ${name}: ${text}`,
+        `send ${name} a message saying "${text}"`,
+        `Tell ${name} "${text}" by message`,
+        `message ${name} that ${text.charAt(0).toLowerCase()}${text.slice(1)}`,
+      ]);
+      const written = request.startsWith("message ") ? `${text.charAt(0).toLowerCase()}${text.slice(1)}` : text;
+      return { request, turns: [() => call("send_message", { to: name, text: written }), (observed) => finalAnswer(observed, `Sent to ${name}.`)] };
+    },
+  },
+  {
+    id: "event",
+    kind: "single-call",
+    tools: ["create_event"],
+    build(random, clock) {
+      const title = random.pick(EVENT_TITLES);
+      const offset = random.integer(1, 9);
+      const date = clock.plusDays(offset);
+      const hour = random.integer(9, 18);
+      const day = offset === 1 ? "tomorrow" : `${clock.weekday(date)} ${date}`;
+      const request = random.pick([
+        `Put ${title.toLowerCase()} in my calendar ${day} at ${spokenTime(hour, 0)}`,
+        `schedule "${title}" for ${day}, ${spokenTime(hour, 0)}`,
+        `Add an event ${title} on ${day} at ${clockTime(hour, 0)}`,
+      ]);
+      return {
+        request,
+        turns: [() => call("create_event", { title, date, time: clockTime(hour, 0) }), (observed) => finalAnswer(observed, `${title} is in your calendar.`)],
+      };
+    },
+  },
+  {
+    id: "shopping-list",
+    kind: "single-call",
+    tools: ["add_to_shopping_list"],
+    build(random) {
+      const [item, unit] = random.pick(SHOPPING_ITEMS);
+      const quantity = random.integer(1, 6);
+      const amount = unit === undefined ? `${quantity}` : `${quantity} ${unit}`;
+      const request = random.pick([`Add ${amount} of ${item} to the shopping list`, `we need ${item}, ${amount}`, `put ${amount} ${item} on my list`]);
+      return {
+        request,
+        turns: [
+          () => call("add_to_shopping_list", { item, quantity, ...(unit !== undefined ? { unit } : {}) }),
+          (observed) => finalAnswer(observed, `${capitalise(item)} is on your shopping list.`),
+        ],
+      };
+    },
+  },
+  {
+    id: "workout",
+    kind: "single-call",
+    tools: ["log_workout"],
+    build(random) {
+      const type = random.pick(WORKOUTS);
+      const minutes = random.pick([20, 25, 30, 45, 60, 90]);
+      const request = random.pick([`Log ${minutes} minutes of ${type}`, `I did ${type} for ${minutes} min today, record it`, `add a ${minutes}-minute ${type} workout`]);
+      return { request, turns: [() => call("log_workout", { type, minutes }), (observed) => finalAnswer(observed, `Logged ${minutes} minutes of ${type}.`)] };
+    },
+  },
+  {
+    id: "volume",
+    kind: "single-call",
+    tools: ["set_volume"],
+    build(random) {
+      const level = random.pick([10, 20, 35, 50, 65, 80]);
+      const request = random.pick([`Turn the volume to ${level}%`, `set volume ${level}`, `volume at ${level} percent please`]);
+      return { request, turns: [() => call("set_volume", { level }), (observed) => finalAnswer(observed, `Volume is at ${level}%.`)] };
+    },
+  },
+  {
+    id: "read-state",
+    kind: "single-call",
+    tools: Object.keys(READ_REQUESTS),
+    build(random) {
+      const tool = random.pick(Object.keys(READ_REQUESTS));
+      const request = random.pick(READ_REQUESTS[tool]!);
+      return { request, turns: [() => call(tool, {}), (observed) => finalAnswer(observed, "Here it is.")] };
+    },
+  },
+  {
+    id: "fill-tank",
+    kind: "check-then-act",
+    tools: ["check_fuel_level", "add_fuel"],
+    build(random) {
+      const request = random.pick(["Fill up the car", "top up the tank please", "Fill the car's tank to the top", "refuel the car completely"]);
+      return {
+        request,
+        turns: [
+          () => call("check_fuel_level", {}),
+          (observed) => {
+            const level = lastResult(observed)?.value as { fuel_gallons?: number; tank_capacity_gallons?: number } | undefined;
+            const room = Math.max(0, Math.floor((level?.tank_capacity_gallons ?? 0) - (level?.fuel_gallons ?? 0)));
+            return room > 0 ? call("add_fuel", { gallons: room }) : answer("The tank is already full.");
+          },
+          (observed) => finalAnswer(observed, "The tank is full."),
+        ],
+      };
+    },
+  },
+  {
+    id: "fuel-capacity",
+    kind: "recovery",
+    tools: ["add_fuel"],
+    build(random) {
+      const asked = random.pick([60, 80, 100, 200]);
+      const request = random.pick([`Put ${asked} gallons of fuel in the car`, `add ${asked} gallons to the tank`, `fuel: ${asked} gallons please`]);
+      return {
+        request,
+        turns: [
+          () => call("add_fuel", { gallons: asked }),
+          (observed) => {
+            const last = lastResult(observed);
+            if (last?.ok === true) return finalAnswer(observed, `Added ${asked} gallons.`);
+            const fits = /only (\d+(?:\.\d+)?) fit|Add (\d+(?:\.\d+)?) gallons or less/i.exec(last?.error?.message ?? "");
+            const room = Math.floor(Number(fits?.[1] ?? fits?.[2] ?? 0));
+            return room > 0 ? call("add_fuel", { gallons: room }) : answer(`I could not add fuel: ${last?.error?.message ?? "the car refused"}`);
+          },
+          (observed) => finalAnswer(observed, `Only part of that fits, so I filled the tank to the top.`),
+        ],
+      };
+    },
+  },
+  {
+    id: "weather-offline",
+    kind: "recovery",
+    tools: ["get_weather", "set_wifi"],
+    build(random, clock) {
+      const city = random.pick(CITIES);
+      const request = random.pick([`What's the weather like in ${city} today?`, `is it cold in ${city} right now`, `${city} forecast for today?`]);
+      return {
+        request,
+        prepare: async (profile) => {
+          const tools = new Map(profile.tools().map((tool) => [tool.name, tool]));
+          await profile.runTool(tools.get("set_wifi")!, { on: false });
+          await profile.runTool(tools.get("set_mobile_data")!, { on: false });
+        },
+        turns: [
+          () => call("get_weather", { place: city, date: clock.today }),
+          (observed) => (lastResult(observed)?.ok === false ? call("set_wifi", { on: true }) : finalAnswer(observed, `Here is the weather in ${city}.`)),
+          () => call("get_weather", { place: city, date: clock.today }),
+          (observed) => finalAnswer(observed, `Wi-Fi was off, so I turned it on. Weather in ${city}:`),
+        ],
+      };
+    },
+  },
+  {
+    id: "weather-to-friend",
+    kind: "multi-app",
+    tools: ["get_weather", "send_message"],
+    build(random, clock) {
+      const city = random.pick(CITIES);
+      const name = random.pick(FIRST_NAMES);
+      const request = random.pick([
+        `Check tomorrow's weather in ${city} and text it to ${name}`,
+        `send ${name} the weather for ${city} tomorrow`,
+        `Let ${name} know what the weather in ${city} will be tomorrow`,
+      ]);
+      return {
+        request,
+        turns: [
+          () => call("get_weather", { place: city, date: clock.plusDays(1) }),
+          (observed) => call("send_message", { to: name, text: `Weather in ${city} tomorrow: ${summariseResult(lastResult(observed)?.value)}` }),
+          (observed) => finalAnswer(observed, `I sent ${name} the weather for ${city}.`),
+        ],
+      };
+    },
+  },
+  {
+    id: "no-tool",
+    kind: "abstention",
+    tools: [],
+    build(random) {
+      const [request, reply] = random.pick([
+        ["Order me a large pepperoni pizza for delivery", "I can't order food delivery: none of my tools does that."],
+        ["Book a table for two at a restaurant tonight", "I can't make restaurant reservations with the tools I have."],
+        ["Translate 'good morning' into Japanese", "I have no translation tool, so I can't do that reliably."],
+        ["Call an Uber to the airport", "I can't book rides: no tool I have does that."],
+        ["Lower the thermostat in the living room to 19 degrees", "I can't control a home thermostat; I have no tool for it."],
+        ["Write me a poem about autumn leaves", "I can't help with that using my tools; I'm here to act through your apps."],
+        ["Renew my passport online", "I have no tool for passport renewals."],
+      ] as const);
+      return { request, turns: [() => answer(reply)] };
+    },
+  },
+  {
+    id: "missing-detail",
+    kind: "clarification",
+    tools: [],
+    build(random) {
+      const [request, reply] = random.pick([
+        ["Set an alarm", "What time should the alarm be for?"],
+        ["Send a text message", "Who should I send it to, and what should it say?"],
+        ["Add something to my calendar", "What is the event, and on which day and time?"],
+        ["Transfer some money", "How much, and to whom?"],
+        ["Start a timer", "How long should the timer run?"],
+      ] as const);
+      return { request, turns: [() => answer(reply)] };
+    },
+  },
+];
+
+export function findRecipe(id: string): Recipe | undefined {
+  return RECIPES.find((recipe) => recipe.id === id);
+}

@@ -1,0 +1,92 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
+import { readAdapterMetadata, sha256OfFile } from "../../src/model/lora-adapter.js";
+import type { TrainingSummary } from "../../src/tune/train.js";
+
+/**
+ * A real training run through the CLI: it creates botpsy's training
+ * environment when missing (about 5.6 GB, several minutes), builds a handful of
+ * examples, trains 6 steps, is killed after its checkpoint and resumed, and the
+ * GGUF adapter is loaded by node-llama-cpp. Run with
+ * `BOTPSY_TUNE_TEST=1 npx vitest run --config vitest.tune.config.ts`
+ * (BOTPSY_TUNE_HOME reuses an environment already installed there).
+ */
+const modelPath = process.env.BOTPSY_TEST_MODEL!;
+const home = resolve(process.env.BOTPSY_TUNE_HOME ?? join(".botpsy-test", "tune-home"));
+const adapter = join(home, "adapters", "tune-test.gguf");
+const data = join(home, "tune-test.jsonl");
+const cli = resolve("dist", "src", "cli", "main.js");
+
+function botpsy(args: string[], options: { killWhen?: () => boolean } = {}): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolvePromise, reject) => {
+    // Its own process group, so that a kill reaches the Python child too.
+    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, BOTPSY_HOME: home }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    let output = "";
+    let timer: NodeJS.Timeout | undefined;
+    if (options.killWhen !== undefined) {
+      timer = setInterval(() => {
+        // Kill the whole run (node and its Python child) as a crash or Ctrl-C would.
+        if (options.killWhen!()) {
+          clearInterval(timer);
+          process.kill(-child.pid!, "SIGKILL");
+        }
+      }, 500);
+    }
+    child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.on("error", reject);
+    child.on("exit", (code) => {
+      if (timer !== undefined) clearInterval(timer);
+      resolvePromise({ code, output });
+    });
+  });
+}
+
+async function firstCall(lora: string | undefined): Promise<string> {
+  const model = await LlamaChatModel.load({ modelPath, threads: 1, maxConversations: 1, contextSize: 1024, ...(lora !== undefined ? { lora } : {}) });
+  try {
+    const tools = [
+      { name: "start_timer", description: "Start a countdown timer.", parameters: { type: "object" as const, properties: { duration: { type: "string" }, label: { type: "string" } }, required: ["duration"] } },
+    ];
+    const result = await model.generate({ messages: [{ role: "user", content: "Start a 25 minute timer for the laundry" }], tools, maxTokens: 32 }).result;
+    return JSON.stringify({ text: result.text, calls: result.toolCalls.map((call) => [call.name, call.arguments]) });
+  } finally {
+    await model.dispose();
+  }
+}
+
+describe("botpsy tune train (real training)", () => {
+  it("needs BOTPSY_TUNE_TEST=1: it installs the training environment and trains on the CPU", () => {
+    expect(process.env.BOTPSY_TUNE_TEST, "set BOTPSY_TUNE_TEST=1 to run the training tests (they install about 5.6 GB)").toBe("1");
+  });
+
+  it("trains, survives a kill, resumes, and writes an adapter that loads and changes the output", async () => {
+    expect(existsSync(cli), "build first: npm run build").toBe(true);
+    mkdirSync(home, { recursive: true });
+    const built = await botpsy(["tune", "data", "--count", "5", "--seed", "2", "--base", modelPath, "--out", data]);
+    expect(built.code, built.output).toBe(0);
+    expect(built.output).toMatch(/0 of \d+ drawn examples overlapped|overlapped and were dropped/);
+
+    const train = ["tune", "train", "--base", modelPath, "--data", data, "--steps", "6", "--threads", "1", "--learning-rate", "0.001", "--out", adapter];
+    const checkpoint = join(adapter.replace(/\.gguf$/, ".work"), "checkpoint", "state.json");
+    const killed = await botpsy(train, { killWhen: () => existsSync(checkpoint) });
+    expect(killed.code, killed.output).not.toBe(0);
+    expect(JSON.parse(readFileSync(checkpoint, "utf8")).step).toBe(5);
+
+    const resumed = await botpsy(train);
+    expect(resumed.code, resumed.output).toBe(0);
+    expect(resumed.output).toContain("resuming from step 5/6");
+    const summary = JSON.parse(readFileSync(join(adapter.replace(/\.gguf$/, ".work"), "training.json"), "utf8")) as TrainingSummary;
+    expect(summary.steps).toBe(6);
+    expect(summary.fit_loss_after!).toBeLessThan(summary.fit_loss_before!);
+
+    expect(statSync(adapter).size).toBeGreaterThan(1_000_000);
+    expect(readAdapterMetadata(adapter).base.sha256).toBe(await sha256OfFile(modelPath));
+    const before = await firstCall(undefined);
+    const after = await firstCall(adapter);
+    expect(after).not.toBe(before);
+  });
+});
