@@ -99,6 +99,12 @@ export interface RuntimeOptions {
    * as data — how the apps suite measures the model alone.
    */
   safety?: SafetyLayerOptions | { approveAll: true; risks?: readonly Risk[] };
+  /**
+   * Run every call without asking while keeping the safety layer's fences and
+   * result format, so the prompts are exactly the shipped agent's (training
+   * trajectories are the approved path). Default false.
+   */
+  approveEveryCall?: boolean;
   /** The tools offered. Default: every tool of the profile's apps. */
   tools?: readonly Tool[];
   agent?: RuntimeAgentOptions;
@@ -152,7 +158,7 @@ function assemble(options: RuntimeOptions, model: ChatModel, ownsModel: boolean)
     gate = new RiskGate({ allow: safetyOptions.risks ?? RISKS });
   } else {
     safety = createSafetyLayer(profile, safetyOptions);
-    gate = safety.gate;
+    gate = options.approveEveryCall === true ? new RiskGate({ allow: RISKS }) : safety.gate;
   }
   const agent = new Agent({
     ...options.agent,

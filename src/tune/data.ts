@@ -1,18 +1,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Agent } from "../agent/agent.js";
-import { RiskGate } from "../agent/default-gate.js";
 import { PERSONA } from "../apps/persona.js";
 import { Profile } from "../apps/profile.js";
 import { errorMessage } from "../errors.js";
 import type { ChatMessage, GenerateRequest, ToolChoice } from "../model/types.js";
 import { Policy } from "../policy/policy.js";
-import { createSafetyLayer } from "../policy/safety.js";
+import { assembleRuntime } from "../runtime.js";
 import { ScriptedModel, type ScriptedReply } from "../testing/scripted-model.js";
-import { RISKS, type Tool } from "../tools/tool.js";
+import type { Tool } from "../tools/tool.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
-import { ToolBox } from "../tools/toolbox.js";
 import { EvaluationIndex, OVERLAP_NGRAM, type OverlapFinding } from "./disjointness.js";
 import { SeededRandom } from "./random.js";
 import { RECIPES, type ExampleKind, type ObservedResult, type Recipe, type RecipeClock } from "./recipes.js";
@@ -178,17 +175,16 @@ async function buildExample(
       ],
       { whenExhausted: "repeat-last" },
     );
-    const safety = createSafetyLayer(profile, { policy: Policy.defaultPolicy(), audit: false });
-    const agent = new Agent({
-      model,
+    const runtime = assembleRuntime({
       profile,
-      toolbox: new ToolBox(tools),
-      ...safety.agentOptions,
+      model,
+      tools,
+      safety: { policy: Policy.defaultPolicy(), audit: false },
       // The trajectory is the approved path: nothing pauses for a person.
-      gate: new RiskGate({ allow: RISKS }),
-      maxSteps: Math.max(2, instance.turns.length + 1),
+      approveEveryCall: true,
+      agent: { maxSteps: Math.max(2, instance.turns.length + 1) },
     });
-    const outcome = await agent.run(instance.request).outcome;
+    const outcome = await runtime.run(instance.request).outcome;
     if (conflict !== undefined) {
       report.dropped[conflict]++;
       return undefined;
