@@ -48,5 +48,4 @@ export default tseslint.config(
   upward(["src/agent/**"], ["apps", "eval", "cli", "server", "peer"], [runtimeModule]),
   upward(["src/apps/**"], ["model", "policy", "agent", "eval", "cli", "server", "peer"], [runtimeModule]),
   upward(["src/eval/**", "src/tune/**"], ["cli", "server", "peer"], [agentInternals]),
-  // Until the BFCL runner's second loop is replaced by the agent (whose first turn is Agent.prepareFirstTurn).
 );

@@ -35,6 +35,12 @@ const TIME_ONLY_KEY = /(?:^|_)time$/i;
 const ISO_DATE = /^(\d{4}-\d{2}-\d{2})$/;
 const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
 const HH_MM = /^([01]?\d|2[0-3]):([0-5]\d)$/;
+/**
+ * A calendar date written out in the request ("09/10, 2026", "2026-09-10", a
+ * year): the request is then absolute, and a weekday beside it ("this
+ * Thursday 09/10") must not move the date to the week of the clock.
+ */
+const EXPLICIT_DATE = /\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}\/\d{1,2}\b|\b(?:19|20)\d{2}\b/;
 
 /** The profile's wall clock as a "local" Date, so chrono reads it the same in any process zone (as the apps do). */
 function localReference(clock: GroundingClock): Date {
@@ -61,6 +67,8 @@ function fromChrono(result: chrono.ParsedResult): NamedTime {
 export function namedTimes(request: string, clock: GroundingClock): NamedTime[] {
   return chrono
     .parse(request, { instant: localReference(clock) }, { forwardDate: true })
+    // "now" ("what about now?", "do it now") says when to act, not a day the call is about.
+    .filter((result) => !/^(?:right )?now$/i.test(result.text.trim()))
     .map(fromChrono)
     .filter((named) => named.date !== undefined || named.time !== undefined);
 }
@@ -90,6 +98,7 @@ function readArgument(value: string, clock: GroundingClock): { named: NamedTime;
 export function groundCallDates(call: ToolCall, request: string, clock: GroundingClock): Grounding {
   const unchanged: Grounding = { kind: "unchanged", call };
   if (typeof call.arguments !== "object" || call.arguments === null || Array.isArray(call.arguments)) return unchanged;
+  if (EXPLICIT_DATE.test(request)) return unchanged;
   const named = namedTimes(request, clock);
   if (named.length !== 1) return unchanged;
   const wanted = named[0]!;

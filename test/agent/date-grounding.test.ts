@@ -54,4 +54,14 @@ describe("grounded dates and times", () => {
     expect(grounded.error.code).toBe("date_contradicts_request");
     expect(grounded.error.message).toContain('when="2026-12-04 13:00"');
   });
+  it("leaves a call alone when the request writes the date out, weekday or not", () => {
+    const flight = call("get_flight_cost", { travel_from: "RMS", travel_to: "JFK", travel_date: "2026-09-10" });
+    const request = "I'd like the estimated airfare from Rivermist to New York City, economy, for this Thursday 09/10, 2026.";
+    expect(groundCallDates(flight, request, clock)).toEqual({ kind: "unchanged", call: flight });
+    // "now" is when to act, not a day: a follow-up "What about now?" keeps the date of the earlier turn.
+    const booking = call("book_flight", { travel_date: "2026-11-10" });
+    expect(groundCallDates(booking, "I have updated some more functions you can choose from. What about now?", clock).kind).toBe("unchanged");
+    const alarm = call("set_alarm", { date: "2027-03-05", time: "07:00" });
+    expect(groundCallDates(alarm, "Set an alarm on Friday 2027-03-05 at 7", clock).kind).toBe("unchanged");
+  });
 });

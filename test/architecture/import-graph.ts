@@ -47,7 +47,8 @@ export const LAYERS: readonly Layer[] = [
   { name: "policy", paths: ["src/policy/"], mayImport: ["shared", "model", "tools", "store"], typesOnly: ["model"] },
   { name: "agent", paths: ["src/agent/"], mayImport: ["shared", "model", "tools", "policy", "store"] },
   { name: "apps", paths: ["src/apps/"], mayImport: ["shared", "tools", "store"] },
-  { name: "testing", paths: ["src/testing/"], mayImport: ["shared", "model", "tools"] },
+  // botpsy/testing: the scripted model, and fixtures such as a demo profile on a fixed clock.
+  { name: "testing", paths: ["src/testing/"], mayImport: ["shared", "model", "tools", "store", "apps"] },
   { name: "runtime", paths: ["src/runtime.ts"], mayImport: ["shared", "model", "store", "tools", "policy", "agent", "apps"] },
   {
     name: "eval",
