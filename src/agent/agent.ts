@@ -88,18 +88,6 @@ export interface ResumeOptions {
   signal?: AbortSignal;
 }
 
-export interface RunOptions {
-  /** Continue this session (created when new). Default: a new session. */
-  sessionId?: string;
-  signal?: AbortSignal;
-  /** Override of the agent's `maxSteps` for this run. */
-  maxSteps?: number;
-}
-
-export interface ResumeOptions {
-  signal?: AbortSignal;
-}
-
 export const DEFAULT_MAX_STEPS = 10;
 
 /**

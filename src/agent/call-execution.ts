@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BotpsyError, errorMessage } from "../errors.js";
-import { previewCall as previewCallChanges } from "../policy/preview.js";
+import { previewCall as previewCallChanges, untilAborted } from "../policy/preview.js";
 import type { ToolOutcome } from "../policy/types.js";
 import type { StoreTransaction } from "../store/store.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
@@ -98,21 +98,6 @@ async function withDeadline<T>(timeoutMs: number, parent: AbortSignal, work: (si
   }
 }
 
-/** The work's result, or a rejection as soon as `signal` aborts (a hung tool cannot hold the run). */
-function untilAborted<T>(work: () => Promise<T> | T, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason as Error);
-      return;
-    }
-    const onAbort = (): void => reject(signal.reason as Error);
-    signal.addEventListener("abort", onAbort, { once: true });
-    Promise.resolve()
-      .then(work)
-      .then(resolve, reject)
-      .finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
 
 function describeFailure(tool: Tool, error: unknown, timeoutMs: number, runSignal: AbortSignal): { code: string; message: string } {
   if (error instanceof DeadlineExceeded) {

@@ -1,4 +1,4 @@
-import type { GenerateResult, Generation, ModelEvent } from "./types.js";
+import type { GenerateResult, Generation, ModelEvent, Timings } from "./types.js";
 
 /**
  * Turns a producer that emits events and resolves to a result into a
@@ -53,5 +53,22 @@ export function createGeneration(
         wake = undefined;
       }
     },
+  };
+}
+
+/**
+ * A generation's timings from its clock readings (`performance.now()`):
+ * start, first output token (none: the end) and end, with the output tokens
+ * and the prompt tokens evaluated (cached ones excluded).
+ */
+export function generationTimings(startedAt: number, firstOutputAt: number | undefined, finishedAt: number, outputTokens: number, evaluatedPromptTokens: number): Timings {
+  const firstAt = firstOutputAt ?? finishedAt;
+  const generationSeconds = (finishedAt - firstAt) / 1000;
+  const promptSeconds = (firstAt - startedAt) / 1000;
+  return {
+    totalMs: finishedAt - startedAt,
+    timeToFirstTokenMs: firstAt - startedAt,
+    outputTokensPerSecond: outputTokens > 1 && generationSeconds > 0 ? (outputTokens - 1) / generationSeconds : 0,
+    promptTokensPerSecond: promptSeconds > 0 ? evaluatedPromptTokens / promptSeconds : 0,
   };
 }

@@ -27,7 +27,7 @@ import { InvalidInputError } from "../errors.js";
 import { fileFormatCache, selectChatFormat, type ChatFormat, type ChatFormatName, type FormatSource } from "./chat-format.js";
 import { Qwen35Generator } from "./qwen35-generation.js";
 import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "./errors.js";
-import { createGeneration } from "./generation.js";
+import { createGeneration, generationTimings } from "./generation.js";
 import { toLlamaHistory } from "./history.js";
 import { limitFreeStrings, normalizeToolSpecs, trimSwallowedCallClose } from "./json-schema.js";
 import type {
@@ -438,10 +438,6 @@ export class LlamaChatModel implements ChatModel {
     const thoughts = (response?.fullResponse ?? [])
       .map((part) => (typeof part !== "string" && part.segmentType === "thought" ? part.text : ""))
       .join("");
-    const firstAt = firstOutputAt ?? finishedAt;
-    const generationSeconds = (finishedAt - firstAt) / 1000;
-    const promptSeconds = (firstAt - startedAt) / 1000;
-    const evaluatedPrompt = promptTokens - cachedPromptTokens;
     emit({ type: "usage", usage });
     emit({ type: "done", stopReason });
     return {
@@ -449,12 +445,7 @@ export class LlamaChatModel implements ChatModel {
       thoughts,
       toolCalls: calls,
       usage,
-      timings: {
-        totalMs: finishedAt - startedAt,
-        timeToFirstTokenMs: firstAt - startedAt,
-        outputTokensPerSecond: outputTokens > 1 && generationSeconds > 0 ? (outputTokens - 1) / generationSeconds : 0,
-        promptTokensPerSecond: promptSeconds > 0 ? evaluatedPrompt / promptSeconds : 0,
-      },
+      timings: generationTimings(startedAt, firstOutputAt, finishedAt, outputTokens, promptTokens - cachedPromptTokens),
       stopReason,
     };
   }

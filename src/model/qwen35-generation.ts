@@ -1,3 +1,4 @@
+import { generationTimings } from "./generation.js";
 import { randomUUID } from "node:crypto";
 import {
   LlamaGrammarEvaluationState,
@@ -259,9 +260,6 @@ export class Qwen35Generator {
     const finishedAt = performance.now();
     const usage: Usage = { promptTokens: fullPrompt.length, cachedPromptTokens: cached, outputTokens, reasoningTokens };
     const stopReason: StopReason = aborted ? "aborted" : calls.length > 0 ? "tool-calls" : hitLimit || (!turnEnded && outputTokens >= budget) ? "max-tokens" : "stop";
-    const firstAt = firstOutputAt ?? finishedAt;
-    const generationSeconds = (finishedAt - firstAt) / 1000;
-    const promptSeconds = (firstAt - startedAt) / 1000;
     emit({ type: "usage", usage });
     emit({ type: "done", stopReason });
     return {
@@ -269,12 +267,7 @@ export class Qwen35Generator {
       thoughts,
       toolCalls: calls,
       usage,
-      timings: {
-        totalMs: finishedAt - startedAt,
-        timeToFirstTokenMs: firstAt - startedAt,
-        outputTokensPerSecond: outputTokens > 1 && generationSeconds > 0 ? (outputTokens - 1) / generationSeconds : 0,
-        promptTokensPerSecond: promptSeconds > 0 ? (fullPrompt.length - cached) / promptSeconds : 0,
-      },
+      timings: generationTimings(startedAt, firstOutputAt, finishedAt, outputTokens, fullPrompt.length - cached),
       stopReason,
     };
   }

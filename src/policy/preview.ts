@@ -65,7 +65,8 @@ export async function previewCall(
   }
 }
 
-function untilAborted<T>(work: () => Promise<T> | T, signal: AbortSignal): Promise<T> {
+/** The work's result, or a rejection as soon as `signal` aborts (a hung tool cannot hold a transaction or a run). */
+export function untilAborted<T>(work: () => Promise<T> | T, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason as Error);
