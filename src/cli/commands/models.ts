@@ -28,7 +28,8 @@ export function registerModelsCommand(program: Command): void {
       };
       if (options.json === true) {
         const models = listed.map((model) => ({ ...model, ...(checks.has(model.entry.id) ? { integrity: checks.get(model.entry.id) } : {}) }));
-        process.stdout.write(`${JSON.stringify({ default: best?.name ?? null, models, adapters: listAdapters(join(botpsyHome(), "adapters")) }, null, 2)}\n`);
+        const defaultCorrupt = best !== undefined && checks.get(best.name) !== undefined && checks.get(best.name)!.state !== "ok";
+        process.stdout.write(`${JSON.stringify({ default: best?.name ?? null, ...(defaultCorrupt ? { defaultCorrupt: true } : {}), models, adapters: listAdapters(join(botpsyHome(), "adapters")) }, null, 2)}\n`);
         return;
       }
       const rows = listed.map((model) => [
@@ -48,9 +49,12 @@ export function registerModelsCommand(program: Command): void {
         process.stdout.write("\nLoRA adapters (use with --lora <path>):\n");
         printTable(["adapter", "size", "base", "steps", "path"], adapters.map((adapter) => [adapterName(adapter.path), megabytes(adapter.sizeBytes), adapter.metadata?.base.name ?? "unknown (no record)", String(adapter.metadata?.steps ?? "-"), adapter.path]));
       }
+      // The default stays the default when its file is corrupt: its first use moves the file aside and fetches it again.
+      const bestCheck = best !== undefined ? checks.get(best.name) : undefined;
+      const bestNote = bestCheck !== undefined && bestCheck.state !== "ok" ? ` (its file is corrupt: the next run moves it aside and fetches ${best!.name} again)` : "";
       process.stdout.write(
         best !== undefined
-          ? `\n* default model. Models directory: ${listed[0] !== undefined ? listed[0].path.replace(/[^/\\]+$/, "") : ""}\n`
+          ? `\n* default model${bestNote}. Models directory: ${listed[0] !== undefined ? listed[0].path.replace(/[^/\\]+$/, "") : ""}\n`
           : `\nNo model present: the first use pulls ${MODEL_CATALOG.find((entry) => entry.verified)?.id ?? "the default"}.\n`,
       );
     });
