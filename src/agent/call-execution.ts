@@ -45,16 +45,10 @@ export async function executeCall(tool: Tool, args: unknown, environment: CallEn
  * What a call would do, in words, for an approval request: the policy's
  * risk-aware sentence ("Will send to Frank the text …", "Will charge 42.00 EUR
  * …") from the tool's own `describe` and a rolled-back dry run, bounded by
- * the tool's timeout and the run's signal.
- */
-export async function previewCall(tool: Tool, args: Record<string, unknown>, environment: CallEnvironment): Promise<string> {
-  return (await previewCallChecked(tool, args, environment)).preview;
-}
-
-/**
- * `previewCall`, and the failure when the dry run already fails: such a call
- * goes back to the model as that failure, never to the user for an approval
- * that could only end in the same error.
+ * the tool's timeout and the run's signal. When the dry run already fails,
+ * that failure comes back too: such a call goes back to the model as that
+ * failure, never to the user for an approval that could only end in the same
+ * error.
  */
 export async function previewCallChecked(
   tool: Tool,

@@ -1,8 +1,9 @@
+import { OUTCOME_EXIT_CODES } from "../../src/agent/outcome.js";
 import { describe, expect, it } from "vitest";
 import type { AgentOutcome, ApprovalRequest, CallRecord } from "../../src/agent/types.js";
 import { judgeRun } from "../../src/agent/outcome.js";
 import { parseApproveOption } from "../../src/cli/approval-input.js";
-import { abstentionNote, decideApprovals, EXIT_CODES, outcomeJson, parseMaxSteps, parseThreads, RunPrinter } from "../../src/cli/commands/run.js";
+import { decideApprovals, outcomeJson, parseMaxSteps, parseThreads, RunPrinter } from "../../src/cli/commands/run.js";
 
 const request: ApprovalRequest = {
   id: "approval-1-1",
@@ -76,8 +77,8 @@ describe("botpsy run helpers", () => {
   });
 
   it("exits 0 only when the task finished, and rejects bad numbers", () => {
-    expect(EXIT_CODES.answered).toBe(0);
-    for (const reason of ["abstained", "step_limit", "error", "awaiting_approval", "aborted"] as const) expect(EXIT_CODES[reason]).not.toBe(0);
+    expect(OUTCOME_EXIT_CODES.finished).toBe(0);
+    for (const outcome of ["needs_approval", "declined", "refused", "failed", "aborted"] as const) expect(OUTCOME_EXIT_CODES[outcome]).not.toBe(0);
     expect(parseMaxSteps("4")).toBe(4);
     expect(parseMaxSteps(undefined)).toBeUndefined();
     expect(() => parseMaxSteps("0")).toThrow(/--max-steps/);
@@ -97,9 +98,6 @@ describe("botpsy run helpers", () => {
       pendingApprovals: [],
     });
     const failed: CallRecord = { call: request.call, risk: "send", status: "error", error: { code: "invalid_repeat", message: "bad" }, durationMs: 1, step: 1 };
-    expect(abstentionNote(outcome([]))).toBe("(no tool was used for this request)");
-    expect(abstentionNote(outcome([failed]))).toBe("(no tool call succeeded: the call failed or was refused)");
-    expect(abstentionNote(outcome([failed, failed]))).toBe("(no tool call succeeded: all 2 calls failed or were refused)");
 
     let printed = "";
     const run = outcome([failed]);

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import type { Agent } from "../../agent/agent.js";
-import type { AgentEvent, AgentOutcome, AgentRun, AgentStopReason, ApprovalDecision, ApprovalRequest } from "../../agent/types.js";
+import type { AgentEvent, AgentOutcome, AgentRun, ApprovalDecision, ApprovalRequest } from "../../agent/types.js";
 import { Profile } from "../../apps/profile.js";
 import { InvalidInputError } from "../../errors.js";
 import type { ChatModel } from "../../model/types.js";
@@ -23,16 +23,6 @@ export interface AgentCommandOptions {
   approve?: string;
   verbose?: boolean;
 }
-
-/** How the agent loop stopped; the exit code comes from the run's verdict (`OUTCOME_EXIT_CODES`), not from this. */
-export const EXIT_CODES: Record<AgentStopReason, number> = {
-  answered: 0,
-  abstained: 1,
-  step_limit: 1,
-  error: 2,
-  awaiting_approval: 3,
-  aborted: 130,
-};
 
 /** Everything a command needs to run requests: the runtime (profile, model, the agent behind the safety layer). */
 export interface AgentSetup {
@@ -143,13 +133,6 @@ export class RunPrinter {
     if (outcome.error && outcome.stopReason === "error") this.write(`botpsy: [${outcome.error.code}]\n`);
     this.write(verdict.outcome === "needs_approval" ? `${pausedMessage(outcome)}\n` : `[${verdict.outcome}] ${verdict.reason}\n`);
   }
-}
-
-/** Why an abstained run did nothing: no call at all, or calls that all failed or were refused. */
-export function abstentionNote(outcome: AgentOutcome): string {
-  const calls = outcome.calls.length;
-  if (calls === 0) return "(no tool was used for this request)";
-  return `(no tool call succeeded: ${calls === 1 ? "the call" : `all ${calls} calls`} failed or ${calls === 1 ? "was" : "were"} refused)`;
 }
 
 /**

@@ -240,7 +240,8 @@ def main():
             f"step {step}/{total_steps}  loss {history[-1]['loss']:.4f}  (last 10: {sum(recent) / len(recent):.4f})  "
             f"{per_step:.2f} s/step  elapsed {format_duration(elapsed)}  ETA {format_duration(per_step * (total_steps - step))}"
         )
-        if step % arguments.checkpoint_every == 0 or step == total_steps:
+        out_of_time = deadline is not None and time.time() >= deadline and step < total_steps
+        if step % arguments.checkpoint_every == 0 or step == total_steps or out_of_time:
             save_checkpoint(model, optimizer, torch, checkpoint_dir, {
                 "step": step,
                 "history": history,
@@ -249,15 +250,7 @@ def main():
                 "plan": plan,
                 "torch_rng": torch.get_rng_state().tolist(),
             })
-        if deadline is not None and time.time() >= deadline and step < total_steps:
-            save_checkpoint(model, optimizer, torch, checkpoint_dir, {
-                "step": step,
-                "history": history,
-                "held_out_before": before,
-                "fit_loss_before": fit_before,
-                "plan": plan,
-                "torch_rng": torch.get_rng_state().tolist(),
-            })
+        if out_of_time:
             stopped_for_time = True
             break
 
