@@ -2,8 +2,6 @@ import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { LlamaChatSession, type ChatSessionModelFunction, type GbnfJsonSchema, type LlamaContext } from "node-llama-cpp";
 import { z } from "zod";
-import { Agent } from "../src/agent/agent.js";
-import { RiskGate } from "../src/agent/default-gate.js";
 import type { AgentOutcome } from "../src/agent/types.js";
 import { Profile } from "../src/apps/profile.js";
 import { BotpsyError, errorMessage } from "../src/errors.js";
@@ -11,8 +9,9 @@ import { normalizeToolSchema } from "../src/model/json-schema.js";
 import type { LlamaChatModel } from "../src/model/llama-chat-model.js";
 import { loadLlamaModel } from "../src/model/resolve.js";
 import type { ToolChoice } from "../src/model/types.js";
-import { defineTool, RISKS, toolSpec, type Tool } from "../src/tools/tool.js";
+import { defineTool, toolSpec, type Tool } from "../src/tools/tool.js";
 import { ToolBox } from "../src/tools/toolbox.js";
+import { assembleRuntime } from "../src/runtime.js";
 
 /**
  * `npm run bench -- agent [--json] [--limit N] [--model M] [--threads N] [--max-tokens N] [--skip-300]`
@@ -186,15 +185,18 @@ async function runBotpsy(
   const attempts: Attempt[] = [];
   for (const item of requests) {
     const profile = openBenchProfile();
-    const toolbox = new ToolBox([...profile.tools(), ...(options.extraTools ?? [])], { threshold: options.threshold });
-    const agent = new Agent({
-      model,
+    // The shipped assembly with every call approved: the bench measures tool choice, not the gate.
+    const { agent } = assembleRuntime({
       profile,
-      toolbox,
-      gate: new RiskGate({ allow: RISKS }),
-      maxSteps: 2,
-      generation: { maxTokens: options.maxTokens },
-      ...(options.firstStepToolChoice ? { firstStepToolChoice: options.firstStepToolChoice } : {}),
+      model,
+      safety: { approveAll: true },
+      tools: [...profile.tools(), ...(options.extraTools ?? [])],
+      toolSelection: { threshold: options.threshold },
+      agent: {
+        maxSteps: 2,
+        generation: { maxTokens: options.maxTokens },
+        ...(options.firstStepToolChoice ? { firstStepToolChoice: options.firstStepToolChoice } : {}),
+      },
     });
     const started = performance.now();
     let outcome: AgentOutcome;

@@ -12,7 +12,7 @@ import type { ChatModel } from "./model/types.js";
 import { createSafetyLayer, type SafetyLayer, type SafetyLayerOptions } from "./policy/safety.js";
 import type { PermissionGate } from "./policy/types.js";
 import { RISKS, type Risk, type Tool } from "./tools/tool.js";
-import { ToolBox } from "./tools/toolbox.js";
+import { ToolBox, type ToolBoxOptions } from "./tools/toolbox.js";
 
 /**
  * The one assembly of botpsy: a profile, a model and a policy become the
@@ -107,6 +107,8 @@ export interface RuntimeOptions {
   approveEveryCall?: boolean;
   /** The tools offered. Default: every tool of the profile's apps. */
   tools?: readonly Tool[];
+  /** How the ToolBox narrows a large tool list per turn (threshold, retrieval limit). Default: the ToolBox's. */
+  toolSelection?: ToolBoxOptions;
   agent?: RuntimeAgentOptions;
 }
 
@@ -149,7 +151,7 @@ export async function createRuntime(options: RuntimeOptions): Promise<Runtime> {
 
 function assemble(options: RuntimeOptions, model: ChatModel, ownsModel: boolean): Runtime {
   const { profile } = options;
-  const toolbox = new ToolBox(options.tools ?? profile.tools());
+  const toolbox = new ToolBox(options.tools ?? profile.tools(), options.toolSelection);
   const safetyOptions = options.safety ?? {};
   let safety: SafetyLayer | undefined;
   let gate: PermissionGate;

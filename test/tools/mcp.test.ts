@@ -11,11 +11,12 @@ import { addMcpServer, botpsyToolName, connectMcpServer, riskOfAnnotations, type
 import { toolSpec, type ToolContext } from "../../src/tools/tool.js";
 import { ToolBox } from "../../src/tools/toolbox.js";
 import { createFixtureServer } from "./fixtures/mcp-server.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 const stdioServer = { command: process.execPath, args: ["--import", "tsx", resolve("test/tools/fixtures/mcp-server.ts"), "--stdio"], cwd: resolve(".") };
 
 function context(): ToolContext {
-  const profile = Profile.open({ databasePath: ":memory:", apps: [], seed: "empty", home: "/tmp/botpsy-mcp-tests" });
+  const profile = Profile.open({ databasePath: ":memory:", apps: [], seed: "empty", home: makeTempDir("botpsy-mcp-") });
   return profile.store.read((store) => ({ signal: new AbortController().signal, store, now: () => new Date(), timeZone: "UTC", dryRun: false }));
 }
 
@@ -88,7 +89,7 @@ describe("MCP tools over streamable HTTP", () => {
     const connection = await addMcpServer(toolbox, { url }, { name: "weather", prefixNames: true });
     try {
       expect(toolbox.has("weather_get_forecast")).toBe(true);
-      const profile = Profile.open({ databasePath: ":memory:", apps: [], seed: "empty", home: "/tmp/botpsy-mcp-tests" });
+      const profile = Profile.open({ databasePath: ":memory:", apps: [], seed: "empty", home: makeTempDir("botpsy-mcp-") });
       const model = new ScriptedModel([{ toolCalls: [{ name: "weather_get_forecast", arguments: { city: "Lisbon" } }] }, "It will be sunny."]);
       const outcome = await new Agent({ model, profile, toolbox }).run("weather in Lisbon?").outcome;
       expect(outcome.stopReason).toBe("answered");

@@ -6,6 +6,7 @@ import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { FIND_TOOLS_NAME } from "../../src/tools/find-tools.js";
 import { defineTool, type Tool } from "../../src/tools/tool.js";
 import { normaliseTerm, splitWords, ToolBox } from "../../src/tools/toolbox.js";
+import { makeTempDir } from "../support/temp-dir.js";
 
 function tool(name: string, description: string, parameters: Record<string, z.ZodType> = {}): Tool {
   return defineTool({ name, description, input: z.object(parameters), risk: "read", run: () => ({ ran: name }) });
@@ -77,7 +78,7 @@ describe("ToolBox", () => {
   it("find_tools searches the whole box", async () => {
     const box = new ToolBox([...realistic, ...distractors(30)], { threshold: 10 });
     const finder = box.get(FIND_TOOLS_NAME)!;
-    const profile = Profile.open({ databasePath: ":memory:", apps: [], seed: "empty", home: "/tmp/botpsy-toolbox-tests" });
+    const profile = Profile.open({ databasePath: ":memory:", apps: [], seed: "empty", home: makeTempDir("botpsy-toolbox-") });
     const result = (await profile.store.read((store) =>
       finder.run({ query: "play a song" }, { signal: new AbortController().signal, store, now: () => new Date(), timeZone: "UTC", dryRun: false }),
     )) as { tools: { name: string }[] };
@@ -87,7 +88,7 @@ describe("ToolBox", () => {
 
   it("the agent gives the model the tools find_tools loaded on the next turn", async () => {
     const box = new ToolBox([...realistic, ...distractors(30)], { threshold: 10, limit: 2 });
-    const profile = Profile.open({ databasePath: ":memory:", apps: [], seed: "empty", home: "/tmp/botpsy-toolbox-tests" });
+    const profile = Profile.open({ databasePath: ":memory:", apps: [], seed: "empty", home: makeTempDir("botpsy-toolbox-") });
     const model = new ScriptedModel([
       { toolCalls: [{ name: FIND_TOOLS_NAME, arguments: { query: "shopping cart product" } }] },
       { toolCalls: [{ name: "add_to_cart", arguments: { product: "milk", quantity: 2 } }] },
