@@ -74,6 +74,12 @@ export interface AgentOptions {
    * shows every parameter. Validation still uses the full input schema.
    */
   argumentPruning?: ArgumentPruningOptions | false;
+  /**
+   * When the model's final words are not readable (markup, a dump, a loop),
+   * answer from the calls' results instead (`composeAnswerFromCalls`).
+   * Default true; false keeps the model's words (for measuring the rule).
+   */
+  composeUnreadableAnswers?: boolean;
 }
 
 export interface RunOptions {
@@ -263,7 +269,7 @@ export class Agent {
         }
 
         if (reply.toolCalls.length === 0) {
-          const final = resolveFinalAnswer(state, reply.text);
+          const final = resolveFinalAnswer(state, reply.text, { composeUnreadable: this.options.composeUnreadableAnswers });
           if (final.composed !== undefined) emit({ type: "text-delta", text: filter.shown.trim() === "" ? final.composed : `\n${final.composed}` });
           else flush();
           state.turnMessages.push({ role: "assistant", content: final.answer });

@@ -20,9 +20,9 @@ export interface FinalAnswer {
  * offered and no call was served. After calls a small model often writes no
  * words, only imitated results; then the answer says what was done.
  */
-export function resolveFinalAnswer(state: RunState, replyText: string): FinalAnswer {
+export function resolveFinalAnswer(state: RunState, replyText: string, options: { composeUnreadable?: boolean } = {}): FinalAnswer {
   const trimmed = replyText.trim();
-  const composed = isReadableAnswer(trimmed) ? undefined : composeAnswerFromCalls(state.calls);
+  const composed = options.composeUnreadable === false || isReadableAnswer(trimmed) ? undefined : composeAnswerFromCalls(state.calls);
   const answer = composed ?? trimmed;
   const abstained = isAbstention({ toolsOffered: state.toolsOffered, calls: state.calls });
   return { stopReason: abstained ? "abstained" : "answered", answer, ...(composed !== undefined ? { composed } : {}) };

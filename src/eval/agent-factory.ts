@@ -1,5 +1,6 @@
 import type { GenerateOptions, Thinking } from "../model/types.js";
 import { assembleRuntime, type Runtime } from "../runtime.js";
+import { harnessAgentOptions } from "./harness.js";
 import type { EvalSettings } from "./results.js";
 import type { AgentFactory, ScenarioAgent, ScenarioAgentInput } from "./runner.js";
 
@@ -35,7 +36,7 @@ export function scenarioRuntime({ profile, tools, model, settings }: ScenarioAge
     model,
     tools,
     safety: { approveAll: true },
-    agent: { maxSteps: settings.options.maxSteps, generation: generationOptions(settings) },
+    agent: { ...harnessAgentOptions(settings.options.harness), maxSteps: settings.options.maxSteps, generation: generationOptions(settings) },
   });
 }
 

@@ -423,5 +423,6 @@ function describeExtras(settings: EvalSettings): string {
   const parts: string[] = [];
   if (settings.options.parallelCalls !== undefined) parts.push(`parallel calls ${settings.options.parallelCalls ? "on" : "off"}`);
   if (settings.options.defenses !== undefined) parts.push(`defenses ${settings.options.defenses}`);
+  for (const [key, value] of Object.entries(settings.options.harness ?? {})) parts.push(`${key} ${String(value)}`);
   return parts.map((part) => `, ${part}`).join("");
 }

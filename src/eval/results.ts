@@ -4,6 +4,7 @@ import { dirname } from "node:path";
 import { BotpsyError } from "../errors.js";
 import type { Usage } from "../model/types.js";
 import type { CheckResult } from "./checker.js";
+import type { HarnessSettings } from "./harness.js";
 import type { ScenarioGroup } from "./scenario.js";
 
 /**
@@ -38,6 +39,8 @@ export interface EvalSettings {
     defenses?: string;
     /** A suite with dev and test splits (apps): which scenarios ran (see `eval/splits.ts`). Absent for other suites. */
     split?: "dev" | "test" | "all";
+    /** The agent heuristics switched from their defaults for this run (see `eval/harness.ts`). Absent: the shipped defaults. */
+    harness?: HarnessSettings;
   };
   botpsyVersion: string;
 }

@@ -237,6 +237,8 @@ describe("resolution", () => {
     expect(composed.stopReason).toBe("answered");
     expect(composed.composed).toBe(composed.answer);
     expect(composed.answer).not.toBe("");
+    // Switched off (to measure the rule), the model's own words stay.
+    expect(resolveFinalAnswer(run, "{\"id\": \"note-1\"}", { composeUnreadable: false })).toEqual({ stopReason: "answered", answer: "{\"id\": \"note-1\"}" });
   });
 
   it("skips every call of the last allowed turn", () => {

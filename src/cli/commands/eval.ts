@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { InvalidInputError } from "../../errors.js";
 import { botpsyAgentFactory } from "../../eval/agent-factory.js";
+import { parseHarness } from "../../eval/harness.js";
 import { BFCL_CATEGORIES, resolveBfclFile } from "../../eval/bfcl/loader.js";
 import { BFCL_SUITE } from "../../eval/bfcl-scores.js";
 import { runBfclSuite } from "../../eval/bfcl-suite.js";
@@ -36,6 +37,7 @@ interface RunCommandOptions {
   parallelCalls: string;
   defenses?: string;
   split?: string;
+  harness?: string;
 }
 
 /** A model ready for an evaluation run, with what the results record of it. */
@@ -187,6 +189,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
   const maxTokens = wholeNumber(options.maxTokens, "--max-tokens", 1);
   const threads = options.threads === undefined ? undefined : wholeNumber(options.threads, "--threads", 1);
   const parallelCalls = parseParallelCalls(options.parallelCalls);
+  const harness = parseHarness(options.harness);
   const suite = scenarioSuite?.suite ?? BFCL_SUITE;
   const { model, info } = await dependencies.loadModel({ reference: options.model, concurrency, threads, ...(options.lora !== undefined ? { lora: resolve(options.lora) } : {}) });
   const settings: EvalSettings = {
@@ -201,6 +204,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
       ...(parallelCalls !== undefined ? { parallelCalls } : {}),
       ...(defenses !== undefined ? { defenses } : {}),
       ...(split !== undefined ? { split } : {}),
+      ...(harness !== undefined ? { harness } : {}),
     },
     botpsyVersion: botpsyVersion(),
   };
@@ -257,6 +261,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
     .option("--data <dir>", "bfcl: the folder of the BFCL files (default: the data that ships with botpsy)")
     .option("--parallel-calls <mode>", "auto, on or off: whether a model turn may hold several calls (auto: the model format's default)", "auto")
     .option("--split <name>", `apps: ${SCENARIO_SPLITS.join(", ")}; defaults are tuned on dev, reported on test (see docs/scenarios.md)`)
+    .option("--harness <switches>", "switch agent heuristics off to measure them: router=route|auto|required|none, pruning=first|all|off, forced-tools=off|<n>, compose-answers=on|off (comma-separated)")
     .option("--defenses <setting>", `injection: ${DEFENSE_SETTINGS.join(", ")} (approval requests are declined)`)
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--out <file>", "results file (JSONL); default eval-<suite>-<model>.jsonl")

@@ -1,0 +1,63 @@
+import { InvalidInputError } from "../errors.js";
+import type { RuntimeAgentOptions } from "../runtime.js";
+
+/**
+ * The agent's heuristics an evaluation can switch, to measure what each one
+ * is worth (`botpsy eval run … --harness router=auto,pruning=off`). Absent
+ * keys keep the shipped defaults; a run with no switches records none, so its
+ * settings match a plain run's.
+ */
+export interface HarnessSettings {
+  /** The first turn's tool choice: "route" (default), or a fixed "auto" / "required" / "none". */
+  router?: "route" | "auto" | "required" | "none";
+  /** Argument pruning: on the first turn (default), on every turn, or off. */
+  pruning?: "first" | "all" | "off";
+  /** Narrow a forced first turn to the router's best N tools, or "off" (default). */
+  forcedTools?: number | "off";
+  /** Answer from the calls' results when the model's words are unreadable: "on" (default) or "off". */
+  composeAnswers?: "on" | "off";
+}
+
+const KEYS = {
+  router: ["route", "auto", "required", "none"],
+  pruning: ["first", "all", "off"],
+  "forced-tools": ["off", "<n>"],
+  "compose-answers": ["on", "off"],
+} as const;
+
+function usage(): string {
+  return Object.entries(KEYS)
+    .map(([key, values]) => `${key}=${values.join("|")}`)
+    .join(", ");
+}
+
+/** Parse `key=value,key=value`; undefined when nothing is switched. */
+export function parseHarness(text: string | undefined): HarnessSettings | undefined {
+  if (text === undefined || text.trim() === "") return undefined;
+  const settings: HarnessSettings = {};
+  for (const item of text.split(",")) {
+    const [key, value, extra] = item.split("=").map((part) => part.trim());
+    const bad = (): never => {
+      throw new InvalidInputError(`--harness "${item}" is not a known switch. Give key=value pairs separated by commas: ${usage()}.`, { code: "invalid_option" });
+    };
+    if (key === undefined || value === undefined || extra !== undefined) bad();
+    if (key === "router" && (KEYS.router as readonly string[]).includes(value!)) settings.router = value as HarnessSettings["router"];
+    else if (key === "pruning" && (KEYS.pruning as readonly string[]).includes(value!)) settings.pruning = value as HarnessSettings["pruning"];
+    else if (key === "compose-answers" && (value === "on" || value === "off")) settings.composeAnswers = value;
+    else if (key === "forced-tools" && value === "off") settings.forcedTools = "off";
+    else if (key === "forced-tools" && /^[1-9]\d*$/.test(value!)) settings.forcedTools = Number(value);
+    else bad();
+  }
+  return settings;
+}
+
+/** The agent options a run's switches stand for. */
+export function harnessAgentOptions(harness: HarnessSettings | undefined): RuntimeAgentOptions {
+  if (!harness) return {};
+  return {
+    ...(harness.router !== undefined ? { firstStepToolChoice: harness.router } : {}),
+    ...(harness.pruning !== undefined ? { argumentPruning: harness.pruning === "off" ? false : { turns: harness.pruning } } : {}),
+    ...(harness.forcedTools !== undefined ? { forcedTurnTools: harness.forcedTools === "off" ? false : harness.forcedTools } : {}),
+    ...(harness.composeAnswers !== undefined ? { composeUnreadableAnswers: harness.composeAnswers === "on" } : {}),
+  };
+}
