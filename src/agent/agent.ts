@@ -19,7 +19,7 @@ import { reachedStepLimit, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallI
 import { applyDecisions, checkDecisions } from "./resumption.js";
 import { createRunState, type RunState } from "./run-state.js";
 import { AgentSessionStore, AgentStateError } from "./session-store.js";
-import { offeredTools, prepareFirstTurn, sessionHistory, systemMessage, type FirstTurn } from "./turn-preparation.js";
+import { callableForms, offeredTools, prepareFirstTurn, sessionHistory, systemMessage, type FirstTurn } from "./turn-preparation.js";
 import type { AgentEvent, AgentOutcome, AgentRun, AgentStopReason, ApprovalDecision, ApprovalRequest } from "./types.js";
 import type { AgentWorld } from "./world.js";
 
@@ -62,9 +62,10 @@ export interface AgentOptions {
   /** Thresholds of the "route" choice (see `ToolRouterOptions` for their defaults). */
   router?: ToolRouterOptions;
   /**
-   * When the route forces a call without naming one tool ("required"), offer
-   * that turn only the router's best this many tools. Default `false`: the
-   * turn keeps every selected tool.
+   * When the route forces a call without naming one tool ("required"), let
+   * that turn call only the router's best this many tools (the prompt still
+   * documents every selected tool). Default `false`: the turn may call every
+   * selected tool.
    */
   forcedTurnTools?: number | false;
   /**
@@ -246,6 +247,8 @@ export class Agent {
           messages: [system, ...history, ...state.turnMessages],
           tools: offeredTools(this.toolbox, state, step, this.options),
         };
+        const callable = callableForms(turn.tools, state, step, this.options);
+        if (callable !== undefined) turn.callableTools = callable;
         turn = (await this.options.beforeModelTurn?.(turn)) ?? turn;
         if (turn.tools.length > 0) state.toolsOffered = true;
 

@@ -9,6 +9,14 @@ export interface ArgumentPruningOptions {
    * against the request and the tool results seen so far.
    */
   turns?: "first" | "all";
+  /**
+   * Where the pruned parameters are taken out. "prompt" (the default): from
+   * the tool list the prompt documents and so from the call too. "call": only
+   * from what the model may write this turn (the call grammar); the prompt
+   * keeps every parameter, so it stays the same from turn to turn and the
+   * evaluated context is reused on the next turn.
+   */
+  scope?: "prompt" | "call";
 }
 
 /**

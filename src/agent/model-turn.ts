@@ -9,7 +9,10 @@ export interface ModelTurn {
   sessionId: string;
   step: number;
   messages: ChatMessage[];
+  /** The tools the prompt documents. */
   tools: ToolSpec[];
+  /** The forms of those the model may call, when narrower (see `GenerateRequest.callableTools`). */
+  callableTools?: ToolSpec[];
 }
 
 /** Input guard: sees (and may replace) the messages and tools of a turn before the model does. */
@@ -42,16 +45,21 @@ export async function playModelTurn(
   filter: MarkupFilter,
 ): Promise<GenerateResult> {
   const request = [...turn.messages].reverse().find((message) => message.role === "user")?.content ?? "";
+  // A hook may have taken tools out of the turn: only documented tools can be called.
+  const documented = new Set(turn.tools.map((tool) => tool.name));
+  const callable = turn.callableTools?.filter((tool) => documented.has(tool.name)) ?? turn.tools;
   const firstTurn =
-    turn.step === 1 && turn.tools.length > 0 ? firstTurnChoice(request, turn.tools, { ...options, generationToolChoice: options.generation?.toolChoice }) : undefined;
-  const tools = firstTurn?.tools ?? turn.tools;
+    turn.step === 1 && turn.tools.length > 0 ? firstTurnChoice(request, callable, { ...options, generationToolChoice: options.generation?.toolChoice }) : undefined;
+  // Narrowing (pruned parameters, a forced turn's best few tools) goes into what may be called, not into the prompt.
+  const callableTools = firstTurn?.tools ?? callable;
   const generation = options.model.generate({
     temperature: 0,
     seed: 1,
     ...options.generation,
     ...(firstTurn !== undefined ? { toolChoice: firstTurn.toolChoice } : {}),
     messages: turn.messages,
-    tools: tools.length > 0 ? tools : undefined,
+    tools: turn.tools.length > 0 ? turn.tools : undefined,
+    ...(turn.tools.length > 0 && callableTools !== turn.tools ? { callableTools } : {}),
     signal,
     conversationId: turn.sessionId,
   });

@@ -51,9 +51,27 @@ export function sessionHistory(turns: ChatMessage[][], compaction: CompactionOpt
 export function offeredTools(toolbox: ToolBox, state: RunState, step: number, options: TurnPreparationOptions): ToolSpec[] {
   const include = [...state.loadedTools, ...state.calls.map((record) => record.call.name)];
   const specs = toolbox.select(state.request, { include }).map(toolSpec);
-  // On later turns a tool result may name a value the next call needs ("turn it on with set_wifi(on=true)").
+  const pruning = options.argumentPruning;
+  if (pruning !== false && pruning?.scope === "call") return specs;
+  return pruneTurnArguments(specs, pruningWords(state), step, pruning);
+}
+
+/**
+ * The forms of the offered tools the model may call this turn, when argument
+ * pruning takes parameters out of the call only (`scope: "call"`); undefined
+ * when the offered specs are what the model may call.
+ */
+export function callableForms(offered: ToolSpec[], state: RunState, step: number, options: TurnPreparationOptions): ToolSpec[] | undefined {
+  const pruning = options.argumentPruning;
+  if (pruning === false || pruning?.scope !== "call") return undefined;
+  const forms = pruneTurnArguments(offered, pruningWords(state), step, pruning);
+  return forms === offered ? undefined : forms;
+}
+
+/** What pruning keeps parameters for: the request, and on later turns the results, which may name a value the next call needs ("turn it on with set_wifi(on=true)"). */
+function pruningWords(state: RunState): string {
   const results = state.turnMessages.flatMap((message) => (message.role === "tool" ? [message.content] : []));
-  return pruneTurnArguments(specs, [state.request, ...results].join("\n"), step, options.argumentPruning);
+  return [state.request, ...results].join("\n");
 }
 
 /**

@@ -12,6 +12,8 @@ export interface HarnessSettings {
   router?: "route" | "auto" | "required" | "none";
   /** Argument pruning: on the first turn (default), on every turn, or off. */
   pruning?: "first" | "all" | "off";
+  /** Where pruned parameters are taken out: the prompt and the call (default), or the call only. */
+  pruningScope?: "prompt" | "call";
   /** Narrow a forced first turn to the router's best N tools, or "off" (default). */
   forcedTools?: number | "off";
   /** Answer from the calls' results when the model's words are unreadable: "on" (default) or "off". */
@@ -21,6 +23,7 @@ export interface HarnessSettings {
 const KEYS = {
   router: ["route", "auto", "required", "none"],
   pruning: ["first", "all", "off"],
+  "pruning-scope": ["prompt", "call"],
   "forced-tools": ["off", "<n>"],
   "compose-answers": ["on", "off"],
 } as const;
@@ -43,6 +46,7 @@ export function parseHarness(text: string | undefined): HarnessSettings | undefi
     if (key === undefined || value === undefined || extra !== undefined) bad();
     if (key === "router" && (KEYS.router as readonly string[]).includes(value!)) settings.router = value as HarnessSettings["router"];
     else if (key === "pruning" && (KEYS.pruning as readonly string[]).includes(value!)) settings.pruning = value as HarnessSettings["pruning"];
+    else if (key === "pruning-scope" && (value === "prompt" || value === "call")) settings.pruningScope = value;
     else if (key === "compose-answers" && (value === "on" || value === "off")) settings.composeAnswers = value;
     else if (key === "forced-tools" && value === "off") settings.forcedTools = "off";
     else if (key === "forced-tools" && /^[1-9]\d*$/.test(value!)) settings.forcedTools = Number(value);
@@ -56,8 +60,19 @@ export function harnessAgentOptions(harness: HarnessSettings | undefined): Runti
   if (!harness) return {};
   return {
     ...(harness.router !== undefined ? { firstStepToolChoice: harness.router } : {}),
-    ...(harness.pruning !== undefined ? { argumentPruning: harness.pruning === "off" ? false : { turns: harness.pruning } } : {}),
+    ...pruningOption(harness),
     ...(harness.forcedTools !== undefined ? { forcedTurnTools: harness.forcedTools === "off" ? false : harness.forcedTools } : {}),
     ...(harness.composeAnswers !== undefined ? { composeUnreadableAnswers: harness.composeAnswers === "on" } : {}),
+  };
+}
+
+function pruningOption(harness: HarnessSettings): Pick<RuntimeAgentOptions, "argumentPruning"> {
+  if (harness.pruning === "off") return { argumentPruning: false };
+  if (harness.pruning === undefined && harness.pruningScope === undefined) return {};
+  return {
+    argumentPruning: {
+      ...(harness.pruning !== undefined ? { turns: harness.pruning } : {}),
+      ...(harness.pruningScope !== undefined ? { scope: harness.pruningScope } : {}),
+    },
   };
 }

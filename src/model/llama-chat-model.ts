@@ -275,13 +275,18 @@ export class LlamaChatModel implements ChatModel {
     const startedAt = performance.now();
     const signal = request.signal;
     const tools = normalizeToolSpecs(request.tools ?? []);
+    const callable = request.callableTools === undefined ? tools : normalizeToolSpecs(request.callableTools);
+    const stray = callable.find((form) => !tools.some((tool) => tool.name === form.name));
+    if (stray !== undefined) {
+      throw new InvalidInputError(`callableTools names "${stray.name}", which the request's tools do not document; a callable form narrows a documented tool.`);
+    }
     const toolChoice = tools.length === 0 ? "none" : (request.toolChoice ?? "auto");
-    let allowed: ToolSpec[] = toolChoice === "none" ? [] : tools;
+    let allowed: ToolSpec[] = toolChoice === "none" ? [] : callable;
     if (typeof toolChoice === "object") {
-      const chosen = tools.find((tool) => tool.name === toolChoice.name);
+      const chosen = callable.find((tool) => tool.name === toolChoice.name);
       if (chosen === undefined) {
         throw new InvalidInputError(
-          `Tool choice names "${toolChoice.name}", which is not among the request's tools (${tools.map((tool) => tool.name).join(", ")}).`,
+          `Tool choice names "${toolChoice.name}", which is not among the request's callable tools (${callable.map((tool) => tool.name).join(", ")}).`,
         );
       }
       allowed = [chosen];

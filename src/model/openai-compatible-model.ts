@@ -82,7 +82,8 @@ export class OpenAICompatibleModel implements ChatModel {
   }
 
   private requestBody(request: GenerateRequest): Record<string, unknown> {
-    const tools = request.tools ?? [];
+    // A server keeps no context of ours between requests: it gets the forms the model may call now.
+    const tools = request.callableTools ?? request.tools ?? [];
     const body: Record<string, unknown> = {
       model: this.options.model,
       messages: request.messages.map(toWireMessage),
@@ -110,7 +111,7 @@ export class OpenAICompatibleModel implements ChatModel {
     const startedAt = performance.now();
     const timeout = AbortSignal.timeout(this.options.timeoutMs ?? 300_000);
     const signal = request.signal !== undefined ? AbortSignal.any([request.signal, timeout]) : timeout;
-    const toolNames = new Set((request.tools ?? []).map((tool) => tool.name));
+    const toolNames = new Set((request.callableTools ?? request.tools ?? []).map((tool) => tool.name));
     let text = "";
     let thoughts = "";
     const streamed = new Map<number, StreamedToolCall>();

@@ -51,7 +51,15 @@ export interface GenerateOptions {
 
 export interface GenerateRequest extends GenerateOptions {
   messages: ChatMessage[];
+  /** The tools the prompt documents. */
   tools?: ToolSpec[];
+  /**
+   * The forms the model may call this turn, when narrower than `tools`: some
+   * of them by name, possibly with fewer optional parameters. The prompt
+   * still documents `tools`, so a narrowed turn leaves the evaluated context
+   * of the conversation valid for the next one. Default: `tools`.
+   */
+  callableTools?: ToolSpec[];
 }
 
 export interface Usage {

@@ -90,7 +90,7 @@ export class ScriptedModel implements ChatModel {
   }
 
   generate(request: GenerateRequest): Generation {
-    const recorded: GenerateRequest = { ...request, messages: structuredClone(request.messages), tools: request.tools ? [...request.tools] : undefined };
+    const recorded: GenerateRequest = { ...request, messages: structuredClone(request.messages), tools: request.tools ? [...request.tools] : undefined, callableTools: request.callableTools ? [...request.callableTools] : undefined };
     this.requests.push(recorded);
     return createGeneration((emit) => this.play(recorded, request.signal, emit));
   }

@@ -97,6 +97,39 @@ describe("turn preparation", () => {
   });
 });
 
+describe("argument pruning in the call only (scope: call)", () => {
+  const alarm = defineTool({
+    name: "set_alarm",
+    description: "Set an alarm.",
+    input: z.object({ time: z.string(), label: z.string().optional().describe("A name for the alarm"), sound: z.string().optional() }),
+    risk: "write",
+    run: () => ({ set: true }),
+  });
+  const properties = (spec: ToolSpec | undefined): string[] => Object.keys((spec?.parameters as { properties: object }).properties);
+
+  async function requestsOf(argumentPruning: { scope: "prompt" | "call" }) {
+    const model = new ScriptedModel([{ toolCalls: [{ name: "set_alarm", arguments: { time: "07:00" } }] }, "Set for 7."]);
+    const agent = new Agent({ model, profile, toolbox: new ToolBox([alarm]), gate: new TableGate({}), argumentPruning });
+    expect((await agent.run("set an alarm for 7").outcome).stopReason).toBe("answered");
+    return model.requests;
+  }
+
+  it("documents every parameter on every turn, so the prompt stays the same, and prunes what the first call may hold", async () => {
+    const [first, second] = await requestsOf({ scope: "call" });
+    expect(properties(first!.tools?.[0])).toEqual(["time", "label", "sound"]);
+    expect(second!.tools).toEqual(first!.tools);
+    expect(properties(first!.callableTools?.[0])).toEqual(["time"]);
+    expect(second!.callableTools).toBeUndefined();
+  });
+
+  it("by default prunes the prompt's tool list on the first turn (which then differs from the next turn's)", async () => {
+    const [first, second] = await requestsOf({ scope: "prompt" });
+    expect(properties(first!.tools?.[0])).toEqual(["time"]);
+    expect(properties(second!.tools?.[0])).toEqual(["time", "label", "sound"]);
+    expect(first!.callableTools).toBeUndefined();
+  });
+});
+
 describe("one model turn", () => {
   it("sends the routed choice on the first turn and cleans template markup from the reply", async () => {
     const model = new ScriptedModel(["Done.<|im_end|>"]);

@@ -44,9 +44,11 @@ describe("the first turn's tool choice", () => {
     const narrow = new ScriptedModel(["ok then"]);
     await new Agent({ model: narrow, profile, toolbox: new ToolBox(tools), forcedTurnTools: 2 }).run("email Frank").outcome;
     expect(narrow.requests[0]!.toolChoice).toBe("required");
-    const offered = narrow.requests[0]!.tools!.map((spec) => spec.name);
-    expect(offered).toHaveLength(2);
-    for (const name of offered) expect(name).toMatch(/email/);
+    // The prompt still documents every tool (its cached context stays valid); only the call is narrowed.
+    expect(narrow.requests[0]!.tools).toHaveLength(tools.length);
+    const callable = narrow.requests[0]!.callableTools!.map((spec) => spec.name);
+    expect(callable).toHaveLength(2);
+    for (const name of callable) expect(name).toMatch(/email/);
   });
 
   it("keeps the choice free for a request no tool serves, and honours an explicit choice", async () => {

@@ -7,6 +7,7 @@ describe("eval --harness switches", () => {
     expect(harness).toEqual({ router: "auto", pruning: "off", forcedTools: 3, composeAnswers: "off" });
     expect(harnessAgentOptions(harness)).toEqual({ firstStepToolChoice: "auto", argumentPruning: false, forcedTurnTools: 3, composeUnreadableAnswers: false });
     expect(harnessAgentOptions(parseHarness("pruning=all,forced-tools=off"))).toEqual({ argumentPruning: { turns: "all" }, forcedTurnTools: false });
+    expect(harnessAgentOptions(parseHarness("pruning-scope=call"))).toEqual({ argumentPruning: { scope: "call" } });
   });
 
   it("records nothing when nothing is switched, so the run's settings match a plain run's", () => {
@@ -15,7 +16,7 @@ describe("eval --harness switches", () => {
     expect(harnessAgentOptions(undefined)).toEqual({});
   });
 
-  it.each(["router=maybe", "pruning", "forced-tools=0", "colour=blue", "router=auto=x"])("refuses %s with the list of switches", (text) => {
-    expect(() => parseHarness(text)).toThrow(/router=route\|auto\|required\|none.*compose-answers=on\|off/);
+  it.each(["router=maybe", "pruning", "forced-tools=0", "colour=blue", "router=auto=x", "pruning-scope=grammar"])("refuses %s with the list of switches", (text) => {
+    expect(() => parseHarness(text)).toThrow(/router=route\|auto\|required\|none.*pruning-scope=prompt\|call.*compose-answers=on\|off/);
   });
 });

@@ -219,6 +219,24 @@ describe("KV reuse across the turns of a conversation (SmolLM2-135M)", () => {
     expect(second.usage.cachedPromptTokens).toBeGreaterThanOrEqual(first.usage.promptTokens - 1);
     expect(secondEvaluated * 4).toBeLessThan(firstEvaluated);
   }, MODEL_TEST_TIMEOUT_MS);
+
+  it("narrows what may be called with callableTools while the prompt, and so the cache, stays the same", async () => {
+    const weather = tools.find((tool) => tool.name === "get_weather")!;
+    const parameters = weather.parameters as { properties: Record<string, unknown>; required: string[] };
+    const cityOnly: ToolSpec = { ...weather, parameters: { ...parameters, properties: { city: parameters.properties.city } } };
+    const history: ChatMessage[] = [{ role: "user", content: "What is the weather in Oslo in fahrenheit?" }];
+    const first = await cacheModel.generate({ messages: history, tools, callableTools: [cityOnly], toolChoice: "required", maxTokens: 48, conversationId: "narrow" }).result;
+    expect(first.toolCalls.map((call) => call.name)).toEqual(["get_weather"]);
+    // The pruned parameter cannot be written, though the prompt documents it.
+    expect(Object.keys(first.toolCalls[0]!.arguments)).toEqual(["city"]);
+    history.push({ role: "assistant", content: first.text, toolCalls: first.toolCalls }, { role: "tool", toolCallId: first.toolCalls[0]!.id, name: "get_weather", content: '{"temperature": 41}' });
+    const second = await cacheModel.generate({ messages: history, tools, maxTokens: 16, conversationId: "narrow" }).result;
+    // Everything before the generated call is read from the cache.
+    expect(second.usage.cachedPromptTokens).toBeGreaterThanOrEqual(first.usage.promptTokens - 1);
+
+    const stray = cacheModel.generate({ messages: history, tools: [weather], callableTools: [tools.find((tool) => tool.name === "turn_wifi")!], maxTokens: 4 }).result;
+    await expect(stray).rejects.toThrow(/callableTools names "turn_wifi", which the request's tools do not document/);
+  }, MODEL_TEST_TIMEOUT_MS);
 });
 
 describe("loading bad model files", () => {
