@@ -254,15 +254,98 @@ function valueRule(schema: JsonSchema, name: string, rules: string[], maxStringL
       case "null":
         return '"None"';
       case "array":
-        return "json-array";
       case "object":
-        return "json-object";
+        return jsonRule({ ...schema, type }, `${name}-${type}`, rules, 0);
       default:
         return "json-value";
     }
   };
   if (types.length === 0) rules.push(`${name} ::= ("" | string-first string-rest{0,${Math.max(0, maxStringLength - 1)}})`);
   else rules.push(`${name} ::= ${types.map(ruleFor).join(" | ")}`);
+  return name;
+}
+
+/** Nesting below which array and object values are typed by their schema; deeper ones are any JSON. */
+const MAX_TYPED_JSON_DEPTH = 6;
+
+/**
+ * A rule for a JSON value of `schema`, written as the template's `tojson`
+ * writes it (", " and ": " separators): arrays with typed items and their
+ * item bounds, objects with their properties in schema order (required ones
+ * present), enums as their values; anything the schema leaves open is any
+ * JSON.
+ */
+function jsonRule(schema: JsonSchema, name: string, rules: string[], depth: number): string {
+  if (depth > MAX_TYPED_JSON_DEPTH) return "json-value";
+  const enumValues = Array.isArray(schema.enum) ? schema.enum : "const" in schema ? [schema.const] : undefined;
+  if (enumValues !== undefined) {
+    rules.push(`${name} ::= ${enumValues.map((value) => literal(JSON.stringify(value) ?? "null")).join(" | ")}`);
+    return name;
+  }
+  const alternatives = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : undefined;
+  if (alternatives !== undefined) {
+    const options = (alternatives as JsonSchema[]).map((alternative, index) => jsonRule(alternative, `${name}-${index}`, rules, depth + 1));
+    rules.push(`${name} ::= ${options.join(" | ")}`);
+    return name;
+  }
+  const types = Array.isArray(schema.type) ? (schema.type as string[]) : typeof schema.type === "string" ? [schema.type] : [];
+  if (types.length === 0) return "json-value";
+  const ruleFor = (type: string): string => {
+    switch (type) {
+      case "string":
+        return typeof schema.maxLength === "number" ? `"\\"" json-char{0,${Math.max(0, Math.floor(schema.maxLength))}} "\\""` : "json-string";
+      case "integer":
+        return "integer";
+      case "number":
+        return "number";
+      case "boolean":
+        return '("true" | "false")';
+      case "null":
+        return '"null"';
+      case "array":
+        return arrayRule(schema, `${name}-items`, rules, depth);
+      case "object":
+        return objectRule(schema, `${name}-fields`, rules, depth);
+      default:
+        return "json-value";
+    }
+  };
+  rules.push(`${name} ::= ${types.map(ruleFor).join(" | ")}`);
+  return name;
+}
+
+function arrayRule(schema: JsonSchema, name: string, rules: string[], depth: number): string {
+  if (!isObject(schema.items)) return "json-array";
+  const item = jsonRule(schema.items as JsonSchema, `${name}-item`, rules, depth + 1);
+  const min = typeof schema.minItems === "number" ? Math.max(0, Math.floor(schema.minItems)) : 0;
+  const max = typeof schema.maxItems === "number" ? Math.max(0, Math.floor(schema.maxItems)) : undefined;
+  if (max === 0) return '"[]"';
+  // The first item, then the rest as ", " item, counted against the bounds.
+  const rest = `(${literal(", ")} ${item}){${Math.max(0, min - 1)},${max === undefined ? "" : max - 1}}`;
+  const some = `${item} ${rest}`;
+  rules.push(`${name} ::= "[" ${min > 0 ? some : `(${some})?`} "]"`);
+  return name;
+}
+
+function objectRule(schema: JsonSchema, name: string, rules: string[], depth: number): string {
+  if (!isObject(schema.properties) || Object.keys(schema.properties as object).length === 0) return "json-object";
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const entries = Object.entries(schema.properties as Record<string, JsonSchema>);
+  const fields = entries.map(([key, property], index) => `${literal(`${JSON.stringify(key)}: `)} ${jsonRule(property, `${name}-${index}`, rules, depth + 1)}`);
+  // first(i): properties i… with none written yet; after(i): the same once one was (so each starts with ", ").
+  for (let index = entries.length - 1; index >= 0; index--) {
+    const [key] = entries[index]!;
+    const next = index + 1 < entries.length ? { first: `${name}-first${index + 1}`, after: `${name}-after${index + 1}` } : { first: '""', after: '""' };
+    const field = fields[index]!;
+    if (required.has(key)) {
+      rules.push(`${name}-first${index} ::= ${field} ${next.after}`);
+      rules.push(`${name}-after${index} ::= ${literal(", ")} ${field} ${next.after}`);
+    } else {
+      rules.push(`${name}-first${index} ::= ${field} ${next.after} | ${next.first}`);
+      rules.push(`${name}-after${index} ::= ${literal(", ")} ${field} ${next.after} | ${next.after}`);
+    }
+  }
+  rules.push(`${name} ::= "{" ${name}-first0 "}"`);
   return name;
 }
 
@@ -274,7 +357,8 @@ const SHARED_RULES = [
   `json-value ::= json-object | json-array | json-string | number | "true" | "false" | "null"`,
   `json-object ::= "{" (json-string ": " json-value (", " json-string ": " json-value)*)? "}"`,
   `json-array ::= "[" (json-value (", " json-value)*)? "]"`,
-  `json-string ::= "\\"" ([^"\\\\\\x00-\\x1f] | "\\\\" ["\\\\/bfnrt])* "\\""`,
+  `json-string ::= "\\"" json-char* "\\""`,
+  `json-char ::= [^"\\\\\\x00-\\x1f] | "\\\\" ["\\\\/bfnrt]`,
 ];
 
 function literal(value: string): string {

@@ -210,6 +210,23 @@ describe("Qwen 3.5 calls", () => {
     expect(grammar).toMatch(/^root ::= call \("\\n<tool_call>" call\)\*/);
     expect(callGrammar(tools, { parallel: false, maxStringLength: 0 })).toMatch(/^root ::= call\n/);
   });
+
+  it("types JSON values inside array and object arguments: bounded items, properties in order, string lengths", () => {
+    const pins: ToolSpec = {
+      name: "place_pins",
+      description: "Place pins.",
+      parameters: {
+        type: "object",
+        properties: { spot: { type: "object", properties: { x: { type: "integer" }, note: { type: "string", maxLength: 5 } }, required: ["x"] }, tags: { type: "array", items: { enum: ["red", "blue"] }, minItems: 1, maxItems: 3 } },
+        required: ["spot", "tags"],
+      },
+    };
+    const grammar = callGrammar([pins], { parallel: false, maxStringLength: 160 });
+    expect(grammar).toContain(JSON.stringify('"x": '));
+    expect(grammar).toContain("json-char{0,5}");
+    expect(grammar).toContain(`${JSON.stringify(JSON.stringify("red"))} | ${JSON.stringify(JSON.stringify("blue"))}`);
+    expect(grammar).toMatch(/\(", " \S+\)\{0,2\}/);
+  });
 });
 
 /**

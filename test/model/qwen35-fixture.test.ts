@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Template } from "@huggingface/jinja";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
 import { ChatFormatUnsupportedError } from "../../src/model/errors.js";
 import { readModelInfo } from "../../src/model/info.js";
 import { normalizeToolSpecs } from "../../src/model/json-schema.js";
@@ -120,6 +121,23 @@ describe("the Qwen 3.5 fixture", () => {
       // Every token of the previous prompt and of what was generated is reused.
       expect(current.usage.cachedPromptTokens, `step ${step}`).toBe(previous.usage.promptTokens + previous.usage.outputTokens);
       expect(current.usage.cachedPromptTokens / current.usage.promptTokens, `step ${step}`).toBeGreaterThanOrEqual(0.9);
+    }
+  }, TIMEOUT_MS);
+
+  it("types array and object arguments by their schema (items, bounds, properties, enums) under random weights", async () => {
+    const input = z.object({
+      tags: z.array(z.enum(["red", "blue"])).min(1).max(3),
+      spot: z.object({ x: z.number().int(), y: z.number().int(), mark: z.enum(["pin", "flag"]).optional() }),
+      sizes: z.array(z.number().int()).max(2).optional(),
+    });
+    const parameters = z.toJSONSchema(input, { io: "input" }) as Record<string, unknown>;
+    delete parameters.$schema;
+    const place: ToolSpec = { name: "place_pins", description: "Place pins on the map.", parameters };
+    for (let seed = 1; seed <= 6; seed++) {
+      const result = await model.generate({ messages: [{ role: "user", content: "Pin it" }], tools: [place], toolChoice: { name: "place_pins" }, maxTokens: 300, seed, temperature: 1 }).result;
+      expect(result.stopReason, JSON.stringify(result)).toBe("tool-calls");
+      const parsed = input.safeParse(result.toolCalls[0]?.arguments);
+      expect(parsed.success, `seed ${seed}: ${JSON.stringify(result.toolCalls[0]?.arguments)}`).toBe(true);
     }
   }, TIMEOUT_MS);
 
