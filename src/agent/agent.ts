@@ -19,7 +19,7 @@ import { reachedStepLimit, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallI
 import { applyDecisions, checkDecisions } from "./resumption.js";
 import { createRunState, type RunState } from "./run-state.js";
 import { AgentSessionStore, AgentStateError } from "./session-store.js";
-import { callableForms, offeredTools, prepareFirstTurn, sessionHistory, systemMessage, type FirstTurn } from "./turn-preparation.js";
+import { callableForms, offeredTools, prepareFirstTurn, recoveryChoice, sessionHistory, systemMessage, type FirstTurn } from "./turn-preparation.js";
 import type { AgentEvent, AgentOutcome, AgentRun, AgentStopReason, ApprovalDecision, ApprovalRequest } from "./types.js";
 import type { AgentWorld } from "./world.js";
 
@@ -81,6 +81,12 @@ export interface AgentOptions {
    * Default true; false keeps the model's words (for measuring the rule).
    */
   composeUnreadableAnswers?: boolean;
+  /**
+   * After a turn whose calls all failed with errors the model can act on,
+   * make the next turn call: the tool the error names, else the failed one
+   * again (see `recoveryChoice`). Default false.
+   */
+  recoveryRouting?: boolean;
 }
 
 export interface RunOptions {
@@ -249,6 +255,8 @@ export class Agent {
         };
         const callable = callableForms(turn.tools, state, step, this.options);
         if (callable !== undefined) turn.callableTools = callable;
+        const recovery = recoveryChoice(state.calls, step, turn.callableTools ?? turn.tools, { ...this.options, generationToolChoice: this.options.generation?.toolChoice });
+        if (recovery !== undefined) turn.toolChoice = recovery;
         turn = (await this.options.beforeModelTurn?.(turn)) ?? turn;
         if (turn.tools.length > 0) state.toolsOffered = true;
 

@@ -1,4 +1,4 @@
-import type { ChatMessage, ChatModel, GenerateOptions, GenerateResult, ToolSpec } from "../model/types.js";
+import type { ChatMessage, ChatModel, GenerateOptions, GenerateResult, ToolChoice, ToolSpec } from "../model/types.js";
 import { MarkupFilter, stripTemplateMarkup } from "./final-answer.js";
 import { firstTurnChoice, type TurnPreparationOptions } from "./turn-preparation.js";
 import type { AgentEvent } from "./types.js";
@@ -13,6 +13,8 @@ export interface ModelTurn {
   tools: ToolSpec[];
   /** The forms of those the model may call, when narrower (see `GenerateRequest.callableTools`). */
   callableTools?: ToolSpec[];
+  /** A later turn's tool choice when the loop decided it (recovery after a failed call); the first turn's is routed. */
+  toolChoice?: ToolChoice;
 }
 
 /** Input guard: sees (and may replace) the messages and tools of a turn before the model does. */
@@ -56,7 +58,7 @@ export async function playModelTurn(
     temperature: 0,
     seed: 1,
     ...options.generation,
-    ...(firstTurn !== undefined ? { toolChoice: firstTurn.toolChoice } : {}),
+    ...(firstTurn !== undefined ? { toolChoice: firstTurn.toolChoice } : turn.toolChoice !== undefined ? { toolChoice: turn.toolChoice } : {}),
     messages: turn.messages,
     tools: turn.tools.length > 0 ? turn.tools : undefined,
     ...(turn.tools.length > 0 && callableTools !== turn.tools ? { callableTools } : {}),

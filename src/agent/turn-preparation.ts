@@ -6,6 +6,7 @@ import type { ToolBox } from "../tools/toolbox.js";
 import { pruneToolSpecs, type ArgumentPruningOptions } from "./argument-pruning.js";
 import { compactTurns, type CompactionOptions } from "./compaction.js";
 import type { RunState } from "./run-state.js";
+import type { CallRecord } from "./types.js";
 import { buildSystemPrompt } from "./system-prompt.js";
 import type { AgentWorld } from "./world.js";
 
@@ -17,6 +18,37 @@ export interface TurnPreparationOptions {
   forcedTurnTools?: number | false;
   /** The tool choice of every turn (`generation.toolChoice`); any but "auto" is the caller's decision, kept on the first turn too. */
   generationToolChoice?: ToolChoice;
+  /** Keep the model on the path after a failed call (see `recoveryChoice`); false leaves later turns free. */
+  recoveryRouting?: boolean;
+}
+
+/** Failures after which the model is no longer held to a call: it should tell the user what went wrong. */
+const MAX_RECOVERY_TURNS = 2;
+/** Failures no call of the model can fix: a stop, a timeout, a tool's own crash. */
+const UNRECOVERABLE = new Set(["aborted", "tool_timeout", "tool_failed"]);
+
+/**
+ * The tool choice of the turn after a failed call, when the failure says how
+ * to fix it: a small model left free after an error mostly writes nothing and
+ * the task stays undone. When every call of the previous turn failed with an
+ * error the model can act on, the next turn must call — the one offered tool
+ * the error names ("turn it on with set_wifi"), else the failed tool again
+ * with the error in view. Never more than twice in a run, never when the
+ * caller fixed the choice, and never for a call the user or a rule declined.
+ */
+export function recoveryChoice(calls: readonly CallRecord[], step: number, callable: readonly ToolSpec[], options: TurnPreparationOptions): ToolChoice | undefined {
+  if (options.recoveryRouting !== true || step < 2) return undefined;
+  if (options.generationToolChoice !== undefined && options.generationToolChoice !== "auto") return undefined;
+  const previous = calls.filter((record) => record.step === step - 1);
+  const recoverable = (record: CallRecord): boolean => record.status === "error" && record.error !== undefined && !UNRECOVERABLE.has(record.error.code);
+  if (previous.length === 0 || !previous.every(recoverable)) return undefined;
+  const failedSteps = new Set(calls.filter((record) => record.step < step && recoverable(record)).map((record) => record.step));
+  if (failedSteps.size > MAX_RECOVERY_TURNS) return undefined;
+  const failed = previous[previous.length - 1]!;
+  const names = new Set(callable.map((tool) => tool.name));
+  const named = [...names].filter((name) => name !== failed.call.name && new RegExp(`\\b${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(failed.error!.message));
+  if (named.length === 1) return { name: named[0]! };
+  return names.has(failed.call.name) ? { name: failed.call.name } : undefined;
 }
 
 /** How the first turn of a request calls: the tool choice and the tools it is offered. */

@@ -18,6 +18,8 @@ export interface HarnessSettings {
   forcedTools?: number | "off";
   /** Answer from the calls' results when the model's words are unreadable: "on" (default) or "off". */
   composeAnswers?: "on" | "off";
+  /** Hold the turn after a fixable failed call to a call (`recoveryRouting`): "on" or "off" (default). */
+  recovery?: "on" | "off";
 }
 
 const KEYS = {
@@ -26,6 +28,7 @@ const KEYS = {
   "pruning-scope": ["prompt", "call"],
   "forced-tools": ["off", "<n>"],
   "compose-answers": ["on", "off"],
+  recovery: ["on", "off"],
 } as const;
 
 function usage(): string {
@@ -47,6 +50,7 @@ export function parseHarness(text: string | undefined): HarnessSettings | undefi
     if (key === "router" && (KEYS.router as readonly string[]).includes(value!)) settings.router = value as HarnessSettings["router"];
     else if (key === "pruning" && (KEYS.pruning as readonly string[]).includes(value!)) settings.pruning = value as HarnessSettings["pruning"];
     else if (key === "pruning-scope" && (value === "prompt" || value === "call")) settings.pruningScope = value;
+    else if (key === "recovery" && (value === "on" || value === "off")) settings.recovery = value;
     else if (key === "compose-answers" && (value === "on" || value === "off")) settings.composeAnswers = value;
     else if (key === "forced-tools" && value === "off") settings.forcedTools = "off";
     else if (key === "forced-tools" && /^[1-9]\d*$/.test(value!)) settings.forcedTools = Number(value);
@@ -63,6 +67,7 @@ export function harnessAgentOptions(harness: HarnessSettings | undefined): Runti
     ...pruningOption(harness),
     ...(harness.forcedTools !== undefined ? { forcedTurnTools: harness.forcedTools === "off" ? false : harness.forcedTools } : {}),
     ...(harness.composeAnswers !== undefined ? { composeUnreadableAnswers: harness.composeAnswers === "on" } : {}),
+    ...(harness.recovery !== undefined ? { recoveryRouting: harness.recovery === "on" } : {}),
   };
 }
 

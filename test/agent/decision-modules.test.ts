@@ -10,13 +10,13 @@ import { RepeatedFailureGuard } from "../../src/agent/repeated-calls.js";
 import { reachedStepLimit, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "../../src/agent/resolution.js";
 import { applyDecisions, checkDecisions, DECLINED_MESSAGE } from "../../src/agent/resumption.js";
 import { createRunState, provenanceOf, type RunState } from "../../src/agent/run-state.js";
-import { firstTurnChoice, offeredTools, prepareFirstTurn, pruneTurnArguments } from "../../src/agent/turn-preparation.js";
-import type { AgentEvent } from "../../src/agent/types.js";
+import { firstTurnChoice, offeredTools, prepareFirstTurn, pruneTurnArguments, recoveryChoice } from "../../src/agent/turn-preparation.js";
+import type { AgentEvent, CallRecord } from "../../src/agent/types.js";
 import type { Profile } from "../../src/apps/profile.js";
 import type { ToolCall, ToolSpec } from "../../src/model/types.js";
 import type { GateInput, PermissionGate, RunContext, ToolResultFormatter } from "../../src/policy/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { defineTool, toolSpec, type Tool } from "../../src/tools/tool.js";
+import { defineTool, ToolError, toolSpec, type Tool } from "../../src/tools/tool.js";
 import { ToolBox } from "../../src/tools/toolbox.js";
 import { callLog, notesTools, openNotesProfile, runCounts } from "./fixtures/notes-app.js";
 
@@ -127,6 +127,48 @@ describe("argument pruning in the call only (scope: call)", () => {
     expect(properties(first!.tools?.[0])).toEqual(["time"]);
     expect(properties(second!.tools?.[0])).toEqual(["time", "label", "sound"]);
     expect(first!.callableTools).toBeUndefined();
+  });
+});
+
+describe("recovery after a failed call (recoveryRouting)", () => {
+  const specs: ToolSpec[] = ["set_wifi", "download_file", "list_files"].map((name) => ({ name, description: name, parameters: { type: "object", properties: {} } }));
+  const failed = (name: string, code: string, message: string, step = 1): CallRecord => ({ call: call(name, {}), risk: "write", status: "error", error: { code, message }, durationMs: 1, step });
+  const on = { recoveryRouting: true };
+
+  it("holds the next turn to the tool the error names, else to the failed tool again", () => {
+    expect(recoveryChoice([failed("download_file", "wifi_off", "Wi-Fi is off. Turn it on with set_wifi, then try again.")], 2, specs, on)).toEqual({ name: "set_wifi" });
+    expect(recoveryChoice([failed("download_file", "invalid_arguments", "url must be a web address.")], 2, specs, on)).toEqual({ name: "download_file" });
+    // Two tools named: the failed one again, with the error in view.
+    expect(recoveryChoice([failed("download_file", "no_space", "Make room with list_files and set_wifi.")], 2, specs, on)).toEqual({ name: "download_file" });
+  });
+
+  it("leaves the turn free when it is off, after a success, a decline, a timeout, or too many failures", () => {
+    const wifi = failed("download_file", "wifi_off", "Turn it on with set_wifi.");
+    expect(recoveryChoice([wifi], 2, specs, {})).toBeUndefined();
+    expect(recoveryChoice([wifi], 2, specs, { ...on, generationToolChoice: "none" })).toBeUndefined();
+    expect(recoveryChoice([wifi, { ...wifi, status: "ok", error: undefined }], 2, specs, on)).toBeUndefined();
+    expect(recoveryChoice([{ ...wifi, status: "declined", error: { code: "blocked_by_policy", message: "set_wifi" } }], 2, specs, on)).toBeUndefined();
+    expect(recoveryChoice([failed("download_file", "tool_timeout", "set_wifi")], 2, specs, on)).toBeUndefined();
+    expect(recoveryChoice([failed("x", "a", "m", 1), failed("x", "a", "m", 2), failed("download_file", "a", "set_wifi", 3)], 4, specs, on)).toBeUndefined();
+    expect(recoveryChoice([failed("gone_tool", "unknown_tool", "There is no tool.")], 2, specs, on)).toBeUndefined();
+  });
+
+  it("makes the agent's next turn call the named tool", async () => {
+    const flaky = defineTool({
+      name: "download_file",
+      description: "Download a file.",
+      input: z.object({ url: z.string() }),
+      risk: "write",
+      run: () => {
+        throw new ToolError("wifi_off", "Wi-Fi is off. Turn it on with set_wifi, then download again.");
+      },
+    });
+    const wifi = defineTool({ name: "set_wifi", description: "Turn Wi-Fi on or off.", input: z.object({ on: z.boolean() }), risk: "settings", run: () => ({ on: true }) });
+    const model = new ScriptedModel([{ toolCalls: [{ name: "download_file", arguments: { url: "https://example.com/a" } }] }, { toolCalls: [{ name: "set_wifi", arguments: { on: true } }] }, "Done."]);
+    const agent = new Agent({ model, profile, toolbox: new ToolBox([flaky, wifi]), gate: new TableGate({}), recoveryRouting: true });
+    await agent.run("download https://example.com/a").outcome;
+    expect(model.requests[1]!.toolChoice).toEqual({ name: "set_wifi" });
+    expect(model.requests[2]!.toolChoice ?? "auto").toBe("auto");
   });
 });
 

@@ -8,6 +8,7 @@ describe("eval --harness switches", () => {
     expect(harnessAgentOptions(harness)).toEqual({ firstStepToolChoice: "auto", argumentPruning: false, forcedTurnTools: 3, composeUnreadableAnswers: false });
     expect(harnessAgentOptions(parseHarness("pruning=all,forced-tools=off"))).toEqual({ argumentPruning: { turns: "all" }, forcedTurnTools: false });
     expect(harnessAgentOptions(parseHarness("pruning-scope=call"))).toEqual({ argumentPruning: { scope: "call" } });
+    expect(harnessAgentOptions(parseHarness("recovery=on"))).toEqual({ recoveryRouting: true });
   });
 
   it("records nothing when nothing is switched, so the run's settings match a plain run's", () => {
@@ -17,6 +18,6 @@ describe("eval --harness switches", () => {
   });
 
   it.each(["router=maybe", "pruning", "forced-tools=0", "colour=blue", "router=auto=x", "pruning-scope=grammar"])("refuses %s with the list of switches", (text) => {
-    expect(() => parseHarness(text)).toThrow(/router=route\|auto\|required\|none.*pruning-scope=prompt\|call.*compose-answers=on\|off/);
+    expect(() => parseHarness(text)).toThrow(/router=route\|auto\|required\|none.*pruning-scope=prompt\|call.*compose-answers=on\|off, recovery=on\|off/);
   });
 });
