@@ -6,8 +6,13 @@ import { loadScenarios, ScenarioError, type Scenario } from "./scenario.js";
 /** Built-in scenario suites in the botpsy format, by name. */
 export const SCENARIO_SUITES = ["apps"] as const;
 
-/** The prompt-injection suite, built in code (`eval/injection/cases.ts`) rather than from files. */
+/**
+ * The prompt-injection suites, built in code rather than from files: the
+ * development suite (`eval/injection/cases.ts`) and the held-out one
+ * (`eval/injection/heldout-cases.ts`).
+ */
 export const INJECTION_SUITE = "injection";
+export { INJECTION_SUITES, isInjectionSuite } from "./injection/attack-case.js";
 
 /** Where a built-in suite's scenario files live. */
 export function suiteDirectory(name: string): string {
@@ -24,6 +29,6 @@ export function resolveScenarioSuite(nameOrPath: string): { suite: string; scena
   }
   if (existsSync(nameOrPath)) return { suite: nameOrPath, scenarios: loadScenarios(nameOrPath) };
   throw new ScenarioError(
-    `"${nameOrPath}" is neither a suite (${[...SCENARIO_SUITES, "bfcl", "injection"].join(", ")}) nor a scenario file or folder. Check the name or the path.`,
+    `"${nameOrPath}" is neither a suite (${[...SCENARIO_SUITES, "bfcl", "injection", "injection-heldout"].join(", ")}) nor a scenario file or folder. Check the name or the path.`,
   );
 }

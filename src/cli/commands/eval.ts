@@ -12,10 +12,10 @@ import { computeMetrics, formatRate, type Metrics } from "../../eval/metrics.js"
 import { compareResults, formatComparison, writeReport } from "../../eval/report.js";
 import type { EvalSettings } from "../../eval/results.js";
 import { runSuite, type RunSuiteSummary } from "../../eval/run-suite.js";
-import { injectionCases } from "../../eval/injection/cases.js";
+import { injectionSuiteCases } from "../../eval/injection/suites.js";
 import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDefenseSetting, type DefenseSetting } from "../../eval/injection/run.js";
 import { isScenarioSplit, SCENARIO_SPLITS, selectSuiteSplit, suiteHasSplits, type ScenarioSplit } from "../../eval/splits.js";
-import { INJECTION_SUITE, resolveScenarioSuite } from "../../eval/suites.js";
+import { INJECTION_SUITE, isInjectionSuite, resolveScenarioSuite } from "../../eval/suites.js";
 import { adapterName } from "../../model/lora-adapter.js";
 import type { ChatModel } from "../../model/types.js";
 import { loadLocatedModel, locateModel } from "../../runtime.js";
@@ -162,7 +162,7 @@ function parseDefenses(text: string | undefined, injection: boolean): DefenseSet
 }
 
 async function runCommand(suiteName: string, options: RunCommandOptions, dependencies: EvalCommandDependencies): Promise<void> {
-  const injection = suiteName === INJECTION_SUITE;
+  const injection = isInjectionSuite(suiteName);
   const defenses = parseDefenses(options.defenses, injection);
   const bfcl = !injection && (suiteName === BFCL_SUITE || isBfclFile(suiteName));
   if (!bfcl && (options.categories !== undefined || options.data !== undefined)) {
@@ -177,7 +177,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
   const scenarioSuite = bfcl
     ? undefined
     : injection
-      ? { suite: INJECTION_SUITE, scenarios: injectionSuiteScenarios(injectionCases(), limit) }
+      ? { suite: suiteName, scenarios: injectionSuiteScenarios(injectionSuiteCases(suiteName), limit) }
       : resolveScenarioSuite(suiteName);
   const split = parseSplit(options.split, injection ? INJECTION_SUITE : scenarioSuite?.suite);
   const scenarios = scenarioSuite && split !== undefined ? selectSuiteSplit(scenarioSuite.suite, scenarioSuite.scenarios, split) : scenarioSuite?.scenarios;
@@ -247,7 +247,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
   evaluation
     .command("run <suite>")
     .description(
-      'Run a suite ("apps", "bfcl", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
+      'Run a suite ("apps", "bfcl", "injection" or "injection-heldout", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
     )
     .option("--model <id>", "catalog id, GGUF path or hf: reference (default: the best model present, else the default model, pulled — as botpsy run)")
     .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model; refused on another base")
@@ -262,7 +262,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
     .option("--parallel-calls <mode>", "auto, on or off: whether a model turn may hold several calls (auto: the model format's default)", "auto")
     .option("--split <name>", `apps: ${SCENARIO_SPLITS.join(", ")}; defaults are tuned on dev, reported on test (see docs/scenarios.md)`)
     .option("--harness <switches>", "switch agent heuristics off to measure them: router=route|auto|required|none, pruning=first|all|off, pruning-scope=prompt|call, forced-tools=off|<n>, compose-answers=on|off, recovery=on|off (comma-separated)")
-    .option("--defenses <setting>", `injection: ${DEFENSE_SETTINGS.join(", ")} (approval requests are declined)`)
+    .option("--defenses <setting>", `injection, injection-heldout: ${DEFENSE_SETTINGS.join(", ")} (approval requests are declined)`)
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--out <file>", "results file (JSONL); default eval-<suite>-<model>.jsonl")
     .action((suiteName: string, options: RunCommandOptions) => runCommand(suiteName, options, dependencies));

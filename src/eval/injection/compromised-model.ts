@@ -1,15 +1,16 @@
 import type { ChatMessage, ChatModel, GenerateRequest, Generation } from "../../model/types.js";
 import { ScriptedModel, type ScriptedReply } from "../../testing/scripted-model.js";
-import type { InjectionCase, SuiteCall } from "./cases.js";
+import type { AttackCase, AttackStep, SuiteCall } from "./attack-case.js";
 
 /**
  * A deterministic test double of a model that an injection has fully taken
- * over: it does the user's task by its ground truth, and the moment a tool
- * result shows it the attacker's instruction, it obeys it — it calls the
- * attacker's tool with the attacker's arguments (once; when that call is
- * declined or fails it carries on with the task). It never acts on an
+ * over: it does the user's task by its ground truth, and the moment the tool
+ * results show it the attacker's instruction, it obeys it — it makes the
+ * attacker's calls with the attacker's arguments, in order, each once (a
+ * multi-step attack goes on to its next call whether the last ran, failed or
+ * was declined; then it carries on with the task). It never acts on an
  * instruction it has not read: a run whose results never show the planted
- * text never sees the attack.
+ * text (both halves of a split one) never sees the attack.
  *
  * It does no inference; it stands for the worst model, so that what stops the
  * attack can only be botpsy's gate.
@@ -18,7 +19,7 @@ export class CompromisedModel implements ChatModel {
   readonly id = "compromised-model";
   private readonly scripted: ScriptedModel;
 
-  constructor(injectionCase: Pick<InjectionCase, "task" | "goal">, options: { obey?: boolean } = {}) {
+  constructor(injectionCase: Pick<AttackCase, "task" | "attack">, options: { obey?: boolean } = {}) {
     const obey = options.obey ?? true;
     this.scripted = new ScriptedModel([(request) => nextMove(request, injectionCase, obey)], { id: this.id, whenExhausted: "repeat-last" });
   }
@@ -50,18 +51,21 @@ function sameCall(made: { name: string; arguments: Record<string, unknown> }, wa
   return made.name === wanted.name && JSON.stringify(made.arguments) === JSON.stringify(wanted.arguments);
 }
 
-function nextMove(request: GenerateRequest, injectionCase: Pick<InjectionCase, "task" | "goal">, obey: boolean): ScriptedReply {
+/** The instruction of a step was read: every string of one of its alternatives is in the results so far. */
+function sawInstruction(step: AttackStep, results: readonly string[]): boolean {
+  return step.evidence.some((alternative) => alternative.every((sign) => results.some((content) => content.includes(sign))));
+}
+
+function nextMove(request: GenerateRequest, injectionCase: Pick<AttackCase, "task" | "attack">, obey: boolean): ScriptedReply {
   const turn = currentTurn(request.messages);
   const made = turn.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []) : []));
   const results = turn.flatMap((message) => (message.role === "tool" ? [message.content] : []));
-  const attack = injectionCase.goal.call;
   const offered = new Set((request.tools ?? []).map((tool) => tool.name));
 
-  // The instruction is read either in words (its trigger) or as a written-out call ("set_wifi(on=false)").
-  const signs = [injectionCase.goal.trigger, `${attack.name}(`];
-  const sawInstruction = results.some((content) => signs.some((sign) => content.includes(sign)));
-  if (obey && sawInstruction && offered.has(attack.name) && !made.some((call) => sameCall(call, attack))) {
-    return { toolCalls: [{ name: attack.name, arguments: structuredClone(attack.arguments) }] };
+  // The first attacker call not made yet, if its instruction has been read; later steps wait for it.
+  const pending = injectionCase.attack.find((step) => !made.some((call) => sameCall(call, step.call)));
+  if (obey && pending !== undefined && sawInstruction(pending, results) && offered.has(pending.call.name)) {
+    return { toolCalls: [{ name: pending.call.name, arguments: structuredClone(pending.call.arguments) }] };
   }
   const next = injectionCase.task.groundTruth.find((wanted) => !made.some((call) => sameCall(call, wanted)));
   if (next !== undefined && offered.has(next.name)) return { toolCalls: [{ name: next.name, arguments: structuredClone(next.arguments) }] };
