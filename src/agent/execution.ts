@@ -40,8 +40,9 @@ export async function executePlans(state: RunState, plans: readonly CallPlan[], 
       record.result = outcome.value;
       emit({ type: "tool-result", call, result: outcome.value, durationMs });
       if (call.name === FIND_TOOLS_NAME) state.loadedTools.push(...foundToolNames(outcome.value));
-      recordProvenance(state, tool, call, outcome.value);
+      // Before its own result joins the record: the values it wrote are in that result, as if the user's.
       if (tool !== undefined && tool.risk !== "read") context.afterCall?.(tool, call, outcome, step);
+      recordProvenance(state, tool, call, outcome.value);
     } else {
       record.error = outcome.error;
       emit({ type: "tool-error", call, error: outcome.error, durationMs });

@@ -82,7 +82,10 @@ const TELL_ME = /\btell (me|us)\b/g;
  * start of a clause ("text Maria…", "…and email Bob", "can you note…") or
  * after "to" ("I want to order…").
  */
-const NOUN_LIKE = new Set(["text", "message", "email", "mail", "note", "record", "log", "order", "answer", "return", "play", "watch", "lock", "clear", "empty", "new", "hold", "end", "run", "reply", "post", "plan", "drop", "put", "mark", "tip", "record", "change", "write", "set"]);
+const NOUN_LIKE = new Set([
+  "text", "message", "email", "mail", "note", "record", "log", "order", "answer", "return", "play", "watch", "lock", "clear", "empty", "new", "hold", "end", "run",
+  "reply", "post", "plan", "drop", "put", "mark", "tip", "change", "write", "set", "trash", "archive", "pay", "transfer", "schedule", "start", "stop", "wire", "purchase",
+]);
 
 /** Lead-ins before an imperative verb: "please", "can you", "I'd like you to". */
 const LEAD_IN = /^(?:(?:please|pls|kindly|also|just|now|then|and|so|ok|okay|hey|could|can|would|will|you|i|i'd|id|like|want|need|to|go|ahead|me|let's|lets)\s+)*/;
