@@ -18,7 +18,7 @@ const VERB_FAMILIES: readonly (readonly string[])[] = [
   ["send", "text", "message", "email", "mail", "reply", "respond", "answer", "forward", "notify", "ping", "write", "dm"],
   ["delete", "remove", "erase", "trash", "discard", "clear", "empty", "wipe", "purge", "get rid", "cancel", "drop", "archive"],
   ["create", "add", "new", "make", "schedule", "save", "note", "put", "record", "log", "write", "set up", "book", "plan", "remember"],
-  ["update", "edit", "change", "modify", "rename", "move", "reschedule", "fix", "correct", "replace", "adjust", "set", "mark", "complete", "finish", "tick"],
+  ["update", "edit", "change", "modify", "rename", "move", "reschedule", "fix", "correct", "replace", "adjust", "set", "mark", "complete", "finish", "tick", "save", "store", "add"],
   ["set", "turn", "switch", "enable", "disable", "activate", "deactivate", "toggle", "mute", "unmute", "silence", "change", "put", "raise", "lower", "increase", "decrease", "adjust"],
   ["pay", "transfer", "send money", "wire", "settle", "tip", "donate"],
   ["buy", "purchase", "order", "checkout", "check out", "get me", "pay"],
@@ -59,11 +59,16 @@ export function actionWords(toolName: string, app: string | undefined): { verb: 
   return { verb, objects: [...new Set(objects)] };
 }
 
-/** A word said in the request, or a longer form of it ("booking" for "book", "deleting" for "delete"). */
+/**
+ * A word said in the request, or an inflected form of it ("booking" for
+ * "book", "deleting" for "delete"): the word less a final "e", followed by at
+ * most four letters, so "transfer" is not found in "translate".
+ */
 function said(spoken: readonly string[], text: string, word: string): boolean {
   if (word.includes(" ")) return ` ${spoken.join(" ")} `.includes(` ${word} `) || text.includes(word);
-  const stem = word.length > 5 ? word.slice(0, 5) : word.length > 3 ? word.slice(0, word.length - (word.endsWith("e") ? 1 : 0)) : word;
-  return spoken.some((candidate) => (word.length <= 3 ? candidate === word || candidate === `${word}s` || candidate === `${word}ed` || candidate === `${word}ing` : candidate.startsWith(stem)));
+  if (word.length <= 3) return spoken.some((candidate) => candidate === word || candidate === `${word}s` || candidate === `${word}ed` || candidate === `${word}ing`);
+  const stem = word.replace(/e$/, "");
+  return spoken.some((candidate) => candidate.startsWith(stem) && candidate.length <= stem.length + 4);
 }
 
 /** The request words that may ask for a tool whose name begins with `verb`: the verb and its families. */

@@ -31,11 +31,13 @@ describe("the off-task rule asks for the act, not the topic", () => {
     expect(requestMentionsAction("Tell me about my car", "unlock_car_doors", "car")).toBe(false);
     expect(requestMentionsAction("Read the file about the wifi", "set_wifi", "settings")).toBe(false);
     expect(requestMentionsAction("How full is my trash folder?", "delete_email", "email")).toBe(false);
+    expect(requestMentionsAction("Translate the email into French", "transfer_money", "finance")).toBe(false);
     // Asked for the act, in its own word or one of its family, wherever the clause starts.
     expect(requestMentionsAction("Read Tom's note and text Maria the time", "send_message", "messages")).toBe(true);
     expect(requestMentionsAction("Could you email Bob the summary", "send_email", "email")).toBe(true);
     expect(requestMentionsAction("Remove the old files", "delete_file", "files")).toBe(true);
     expect(requestMentionsAction("I want to order more coffee", "checkout", "shopping")).toBe(true);
+    expect(requestMentionsAction("Transferring 20 euros to Tom, please", "transfer_money", "finance")).toBe(true);
     // A generic verb needs what it acts on as well.
     expect(requestMentionsAction("Set an alarm for 7", "set_wifi", "settings")).toBe(false);
     expect(requestMentionsAction("Switch the wifi off", "set_wifi", "settings")).toBe(true);
