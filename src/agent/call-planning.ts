@@ -2,7 +2,7 @@ import { errorMessage } from "../errors.js";
 import type { ChatMessage, ToolCall } from "../model/types.js";
 import type { GateInput, GateVerdict, PermissionGate } from "../policy/types.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
-import type { Tool } from "../tools/tool.js";
+import type { Risk, Tool } from "../tools/tool.js";
 import type { ToolBox } from "../tools/toolbox.js";
 import { invalidArgumentsMessage, previewCallChecked, type CallEnvironment } from "./call-execution.js";
 import { groundCallDates } from "./date-grounding.js";
@@ -29,11 +29,12 @@ export function gateInputFor(
   tool: Tool,
   step: number,
   earlierTurns: readonly (readonly ChatMessage[])[],
-  plannedBefore: readonly CallPlan[] = [],
+  plannedBefore: { plans: readonly CallPlan[]; riskOf: (toolName: string) => Risk | undefined } = { plans: [], riskOf: () => undefined },
 ): GateInput {
   const provenance = provenanceOf(state);
   const made = state.calls.filter((record) => record.status === "ok").map((record) => ({ tool: record.call.name, risk: record.risk }));
-  const planned = plannedBefore.filter((plan) => plan.kind !== "resolved").map((plan) => ({ tool: plan.call.name, risk: undefined as GateInput["risk"] | undefined }));
+  // Calls planned earlier in this turn count too, by their tool's risk.
+  const planned = plannedBefore.plans.filter((plan) => plan.kind !== "resolved").map((plan) => ({ tool: plan.call.name, risk: plannedBefore.riskOf(plan.call.name) }));
   return {
     call,
     app: tool.app,
@@ -87,10 +88,7 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
     }
     let verdict: GateVerdict;
     try {
-      const input = gateInputFor(state, call, tool, step, context.earlierTurns, plans);
-      // Calls planned earlier in this turn count by their tool's risk.
-      input.runCalls = input.runCalls?.map((made) => (made.risk === undefined ? { ...made, risk: context.toolbox.get(made.tool)?.risk } : made));
-      verdict = context.gate.decide(input);
+      verdict = context.gate.decide(gateInputFor(state, call, tool, step, context.earlierTurns, { plans, riskOf: (name) => context.toolbox.get(name)?.risk }));
     } catch (error) {
       verdict = { decision: "deny", reason: `the permission check failed (${errorMessage(error)})` };
     }

@@ -307,9 +307,6 @@ export function describeWritableFields(tool: string, fields: readonly { path: st
   return `the ${names.slice(0, 3).join(", ")} in the result of ${tool} (text others can write)`;
 }
 
-/** Argument names whose value is a web address a read fetches. */
-const URL_KEY = /^(url|urls|link|links|href|address|page|uri)$/i;
-
 /**
  * Whether a web address carries data: a query string or fragment with values,
  * or a path piece that holds an address, a long number or a long opaque token.
@@ -369,9 +366,4 @@ export function findEgress(input: { args: Record<string, unknown>; arguments: re
     }
   }
   return findings;
-}
-
-/** The arguments of a read that name a web address (when the tool does not list them itself). */
-export function urlArguments(args: Record<string, unknown>): string[] {
-  return Object.keys(args).filter((key) => URL_KEY.test(key));
 }

@@ -144,3 +144,20 @@ describe("trust by field", () => {
     expect(outcome.calls.map((record) => [record.call.name, record.status])).toEqual([["find_contact", "ok"]]);
   });
 });
+
+describe("bulk damage through calls that are each allowed", () => {
+  it("asks about the sixth deletion of one run even when the policy allows deleting", async () => {
+    const ids = profile.store.read((tx) => messagesCollection(tx).all().map((message) => message.id)).slice(0, 7);
+    expect(ids).toHaveLength(7);
+    const safety = createSafetyLayer(profile, { policy: Policy.fromJson({ rules: [{ decision: "allow", tool: "delete_message" }] }) });
+    const agent = agentWith(safety, [{ toolCalls: ids.map((id) => ({ name: "delete_message", arguments: { message_id: id } })) }, "Deleted."]);
+    const outcome = await finish(agent.run("Delete my old messages"));
+    expect(outcome.stopReason).toBe("awaiting_approval");
+    // The whole turn waits: the five within the limit run only with the sixth decided.
+    expect(outcome.pendingApprovals.map((request) => request.call.arguments.message_id)).toEqual(ids.slice(5));
+    expect(outcome.pendingApprovals[0]!.reason).toBe("This run already made 5 destructive calls (the limit without asking is 5); this one needs your approval.");
+    const resumed = await finish(safety.resume(agent, outcome.runId, outcome.pendingApprovals.map((request) => ({ requestId: request.id, approved: false }))));
+    expect(resumed.calls.map((record) => record.status)).toEqual(["ok", "ok", "ok", "ok", "ok", "declined", "declined"]);
+    expect(profile.store.read((tx) => messagesCollection(tx).all().filter((message) => ids.includes(message.id)))).toHaveLength(2);
+  });
+});
