@@ -1,17 +1,19 @@
 import { randomUUID } from "node:crypto";
 import { BotpsyError, errorMessage, InvalidInputError } from "../errors.js";
-import { addUsage, type ChatModel, type GenerateOptions, type GenerateResult, type ToolChoice, type ToolSpec } from "../model/types.js";
+import { addUsage, type ChatMessage, type ChatModel, type ToolCall, type GenerateOptions, type GenerateResult, type ToolChoice, type ToolSpec } from "../model/types.js";
 import { formatToolResultAsData } from "../policy/result-format.js";
-import type { PermissionGate, ToolResultFormatter } from "../policy/types.js";
+import type { PermissionGate, ToolOutcome, ToolResultFormatter } from "../policy/types.js";
+import type { Tool } from "../tools/tool.js";
 import type { ToolRouterOptions } from "../tools/router.js";
 import { ToolBox } from "../tools/toolbox.js";
 import type { ArgumentPruningOptions } from "./argument-pruning.js";
 import type { CallEnvironment } from "./call-execution.js";
-import { planCalls } from "./call-planning.js";
+import { ApprovalStore } from "../policy/approvals.js";
+import { gateInputFor, planCalls } from "./call-planning.js";
 import type { CompactionOptions } from "./compaction.js";
 import { RiskGate } from "./default-gate.js";
 import { EventChannel } from "./event-channel.js";
-import { executePlans } from "./execution.js";
+import { executePlans, type ExecutionContext } from "./execution.js";
 import { MarkupFilter } from "./final-answer.js";
 import { playModelTurn, type AfterModelTurnHook, type BeforeModelTurnHook, type ModelTurn } from "./model-turn.js";
 import { RepeatedFailureGuard } from "./repeated-calls.js";
@@ -33,7 +35,7 @@ export interface AgentOptions {
   profile: AgentWorld;
   /** Default: a ToolBox of every tool of the world. */
   toolbox?: ToolBox;
-  /** Default: `RiskGate` (read and write run, other risks ask). */
+  /** Default: `RiskGate` (read and write run, other risks ask) over the profile's approvals. */
   gate?: PermissionGate;
   /** Model turns per user turn. Default 10. */
   maxSteps?: number;
@@ -127,7 +129,7 @@ export class Agent {
     this.model = options.model;
     this.profile = options.profile;
     this.toolbox = options.toolbox ?? new ToolBox(options.profile.tools());
-    this.gate = options.gate ?? new RiskGate();
+    this.gate = options.gate ?? new RiskGate({ approvals: new ApprovalStore(options.profile.store) });
     this.maxSteps = validateMaxSteps(options.maxSteps ?? DEFAULT_MAX_STEPS);
     const narrowTo = options.forcedTurnTools;
     if (narrowTo !== undefined && narrowTo !== false && (!Number.isInteger(narrowTo) || narrowTo < 1)) {
@@ -164,7 +166,16 @@ export class Agent {
     const state = this.sessions.loadPausedRun(runId);
     const byId = checkDecisions(state, decisions);
     this.sessions.claimPausedRun(runId);
-    state.pending!.plans = applyDecisions(state, byId, (toolName, scope) => this.sessions.grant(toolName, scope, state.sessionId));
+    const requests = (state.pending?.plans ?? []).flatMap((plan) => (plan.kind === "ask" ? [plan.request] : []));
+    // The gate keeps the decisions (a standing scope per call pattern), then decides the approved calls again.
+    this.gate.recordDecisions?.(requests, decisions, { sessionId: state.sessionId, runId });
+    const earlierTurns = this.sessions.turns(state.sessionId);
+    const step = state.pending!.step;
+    state.pending!.plans = applyDecisions(state, byId, (call) => {
+      const tool = this.toolbox.get(call.name);
+      if (!tool) return { decision: "deny", reason: `the tool ${call.name} is no longer available` };
+      return this.gate.decide(gateInputFor(state, call, tool, step, earlierTurns));
+    });
     return this.start(state, options.signal);
   }
 
@@ -177,7 +188,7 @@ export class Agent {
 
   /** Give up a paused run: its calls never run and the session takes new requests. */
   abandon(runId: string): void {
-    this.sessions.loadPausedRun(runId);
+    this.sessions.requirePausedRun(runId);
     this.sessions.abandonPausedRun(runId);
   }
 
@@ -208,7 +219,17 @@ export class Agent {
     const started = performance.now();
     const environment: CallEnvironment = { profile: this.profile, sessionId: state.sessionId, signal };
     const guard = new RepeatedFailureGuard(this.options.repeatedFailureLimit ?? 2, state.failures);
-    const execution = { toolbox: this.toolbox, guard, environment, formatToolResult: this.formatToolResult, emit };
+    const earlierTurns = (): ChatMessage[][] => this.sessions.turns(state.sessionId);
+    const afterCall = this.gate.afterCall?.bind(this.gate);
+    const execution: ExecutionContext = {
+      toolbox: this.toolbox,
+      guard,
+      environment,
+      formatToolResult: this.formatToolResult,
+      emit,
+      // The gate notes what a state-changing call stored, decided on the same input it was allowed with.
+      ...(afterCall ? { afterCall: (tool: Tool, call: ToolCall, outcome: ToolOutcome, step: number) => afterCall(gateInputFor(state, call, tool, step, earlierTurns()), outcome) } : {}),
+    };
     let pendingApprovals: ApprovalRequest[] = [];
 
     const finish = (stopReason: AgentStopReason, answer: string, error?: { code: string; message: string }): AgentOutcome => {
@@ -301,7 +322,6 @@ export class Agent {
           guard,
           environment,
           earlierTurns: this.sessions.turns(state.sessionId),
-          isGranted: (toolName) => this.sessions.isGranted(toolName, state.sessionId),
         });
         for (const plan of plans) emit({ type: "tool-call", call: plan.call, risk: this.toolbox.get(plan.call.name)?.risk, step });
         const asks = plans.flatMap((plan) => (plan.kind === "ask" ? [plan.request] : []));

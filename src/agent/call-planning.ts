@@ -1,7 +1,8 @@
 import { errorMessage } from "../errors.js";
 import type { ChatMessage, ToolCall } from "../model/types.js";
-import type { GateVerdict, PermissionGate } from "../policy/types.js";
+import type { GateInput, GateVerdict, PermissionGate } from "../policy/types.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
+import type { Risk, Tool } from "../tools/tool.js";
 import type { ToolBox } from "../tools/toolbox.js";
 import { invalidArgumentsMessage, previewCallChecked, type CallEnvironment } from "./call-execution.js";
 import { groundCallDates } from "./date-grounding.js";
@@ -15,8 +16,38 @@ export interface CallPlanningContext {
   environment: CallEnvironment;
   /** The session's finished turns (their user messages are the user's words too). */
   earlierTurns: ChatMessage[][];
-  /** Whether the user already approved this tool for the session (or always). */
-  isGranted(toolName: string): boolean;
+}
+
+/**
+ * What the gate is told of one call: the run's context, its one record of
+ * provenance, the calls the run made or planned before (for the per-run
+ * limits) and the run's unspent approvals.
+ */
+export function gateInputFor(
+  state: RunState,
+  call: ToolCall,
+  tool: Tool,
+  step: number,
+  earlierTurns: readonly (readonly ChatMessage[])[],
+  plannedBefore: { plans: readonly CallPlan[]; riskOf: (toolName: string) => Risk | undefined } = { plans: [], riskOf: () => undefined },
+): GateInput {
+  const provenance = provenanceOf(state);
+  const made = state.calls.filter((record) => record.status === "ok").map((record) => ({ tool: record.call.name, risk: record.risk }));
+  // Calls planned earlier in this turn count too, by their tool's risk.
+  const planned = plannedBefore.plans.filter((plan) => plan.kind !== "resolved").map((plan) => ({ tool: plan.call.name, risk: plannedBefore.riskOf(plan.call.name) }));
+  return {
+    call,
+    app: tool.app,
+    risk: tool.risk,
+    sessionId: state.sessionId,
+    run: { runId: state.runId, sessionId: state.sessionId, step },
+    userText: userTextOf(state, earlierTurns),
+    untrustedContent: provenance.untrusted,
+    trustedContent: provenance.trusted,
+    runCalls: [...made, ...planned],
+    runApprovals: (state.approvals ?? []).filter((approval) => approval.spent !== true),
+    ...(tool.egressArguments ? { egressArguments: tool.egressArguments } : {}),
+  };
 }
 
 /**
@@ -28,8 +59,6 @@ export interface CallPlanningContext {
  */
 export async function planCalls(state: RunState, calls: readonly ToolCall[], step: number, context: CallPlanningContext): Promise<CallPlan[]> {
   const plans: CallPlan[] = [];
-  const userText = userTextOf(state, context.earlierTurns);
-  const provenance = provenanceOf(state);
   const { profile } = context.environment;
   for (const [index, written] of calls.entries()) {
     // A day or time that contradicts the request's own words is corrected, or sent back to the model.
@@ -59,16 +88,7 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
     }
     let verdict: GateVerdict;
     try {
-      verdict = context.gate.decide({
-        call,
-        app: tool.app,
-        risk: tool.risk,
-        sessionId: state.sessionId,
-        run: { runId: state.runId, sessionId: state.sessionId, step },
-        userText,
-        untrustedContent: provenance.untrusted,
-        trustedContent: provenance.trusted,
-      });
+      verdict = context.gate.decide(gateInputFor(state, call, tool, step, context.earlierTurns, { plans, riskOf: (name) => context.toolbox.get(name)?.risk }));
     } catch (error) {
       verdict = { decision: "deny", reason: `the permission check failed (${errorMessage(error)})` };
     }
@@ -80,7 +100,7 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
       });
       continue;
     }
-    if (verdict.decision === "ask" && !context.isGranted(tool.name)) {
+    if (verdict.decision === "ask") {
       const { preview, failure } = await previewCallChecked(tool, call.arguments, context.environment);
       // A call whose dry run already fails is the model's to fix, not the user's to approve.
       if (failure !== undefined && failure.code !== "aborted") {

@@ -1,5 +1,5 @@
 import type { ChatMessage, ToolCall } from "../model/types.js";
-import { describeSource } from "../policy/provenance.js";
+import { describeSource, describeWritableFields, splitWritableText } from "../policy/provenance.js";
 import { resultTrustOf } from "../policy/result-format.js";
 import type { RunContext, ToolOutcome, ToolResultFormatter } from "../policy/types.js";
 import { foundToolNames, FIND_TOOLS_NAME } from "../tools/find-tools.js";
@@ -18,6 +18,8 @@ export interface ExecutionContext {
   environment: CallEnvironment;
   formatToolResult: ToolResultFormatter;
   emit: (event: AgentEvent) => void;
+  /** Told of every state-changing call that succeeded (the gate keeps the taint of what it stored). */
+  afterCall?: (tool: Tool, call: ToolCall, outcome: ToolOutcome, step: number) => void;
 }
 
 /**
@@ -38,6 +40,8 @@ export async function executePlans(state: RunState, plans: readonly CallPlan[], 
       record.result = outcome.value;
       emit({ type: "tool-result", call, result: outcome.value, durationMs });
       if (call.name === FIND_TOOLS_NAME) state.loadedTools.push(...foundToolNames(outcome.value));
+      // Before its own result joins the record: the values it wrote are in that result, as if the user's.
+      if (tool !== undefined && tool.risk !== "read") context.afterCall?.(tool, call, outcome, step);
       recordProvenance(state, tool, call, outcome.value);
     } else {
       record.error = outcome.error;
@@ -83,10 +87,17 @@ export async function executePlans(state: RunState, plans: readonly CallPlan[], 
  * (an MCP import) is tracked like any other.
  */
 export function recordProvenance(state: RunState, tool: Tool | undefined, call: ToolCall, value: unknown): void {
-  const text = JSON.stringify(value ?? null);
   const provenance = provenanceOf(state);
-  if (resultTrustOf(tool) === "untrusted") provenance.untrusted.push({ tool: call.name, source: describeSource(call.name, value), text });
-  else provenance.trusted.push(text);
+  if (resultTrustOf(tool) === "untrusted") {
+    provenance.untrusted.push({ tool: call.name, source: describeSource(call.name, value, tool?.app), text: JSON.stringify(value ?? null) });
+    return;
+  }
+  // Trust is by field: the notes, descriptions and bodies of a trusted app's records are written by others too.
+  const { fields, rest } = splitWritableText(value);
+  provenance.trusted.push(JSON.stringify(rest ?? null));
+  if (fields.length > 0) {
+    provenance.untrusted.push({ tool: call.name, source: describeWritableFields(call.name, fields), text: JSON.stringify(fields.map((field) => field.text)) });
+  }
 }
 
 /** The tool message of one call, written by the run's formatter with the run's context. */

@@ -1,5 +1,6 @@
-import { InvalidInputError } from "../errors.js";
-import type { ApprovalDecision, ApprovalScope } from "../policy/types.js";
+import { errorMessage, InvalidInputError } from "../errors.js";
+import type { ToolCall } from "../model/types.js";
+import type { ApprovalDecision, GateVerdict } from "../policy/types.js";
 import type { CallPlan, RunState } from "./run-state.js";
 import { AgentStateError } from "./session-store.js";
 
@@ -34,23 +35,43 @@ export function checkDecisions(state: RunState, decisions: readonly ApprovalDeci
 }
 
 /**
- * The paused turn's plans with the decisions applied: a declined call is
- * resolved as declined, an approved one runs. `grant` is told of each
- * approval with a standing scope ("session", "always").
+ * Write the user's decisions into the run's approval record, then decide the
+ * paused turn's calls again through the gate (`decide`), which lets an
+ * approved call run because the record holds exactly that call. A declined
+ * call is resolved as declined; so is an approved one the gate now denies (a
+ * rule changed while the run waited). An approval covers one run of its call.
  */
-export function applyDecisions(
-  state: RunState,
-  byId: ReadonlyMap<string, ApprovalDecision>,
-  grant: (toolName: string, scope: Exclude<ApprovalScope, "once">) => void,
-): CallPlan[] {
+export function applyDecisions(state: RunState, byId: ReadonlyMap<string, ApprovalDecision>, decide: (call: ToolCall) => GateVerdict): CallPlan[] {
   const plans = state.pending?.plans ?? [];
+  const record = (state.approvals ??= []);
+  for (const plan of plans) {
+    if (plan.kind !== "ask") continue;
+    const decision = byId.get(plan.request.id)!;
+    record.push({
+      requestId: plan.request.id,
+      call: { name: plan.call.name, arguments: plan.call.arguments },
+      approved: decision.approved,
+      scope: decision.scope ?? "once",
+    });
+  }
   return plans.map((plan): CallPlan => {
     if (plan.kind !== "ask") return plan;
     const decision = byId.get(plan.request.id)!;
     if (!decision.approved) {
       return { kind: "resolved", call: plan.call, outcome: { status: "declined", error: { code: "declined_by_user", message: DECLINED_MESSAGE } } };
     }
-    if (decision.scope === "session" || decision.scope === "always") grant(plan.call.name, decision.scope);
-    return { kind: "run", call: plan.call, reason: "approved by the user" };
+    let verdict: GateVerdict;
+    try {
+      verdict = decide(plan.call);
+    } catch (error) {
+      verdict = { decision: "deny", reason: `the permission check failed (${errorMessage(error)})` };
+    }
+    const approval = record.find((item) => item.requestId === plan.request.id);
+    if (approval) approval.spent = true;
+    if (verdict.decision === "deny") {
+      return { kind: "resolved", call: plan.call, outcome: { status: "declined", error: { code: "blocked_by_policy", message: `blocked by policy: ${verdict.reason}` } } };
+    }
+    // "ask" again can only come from a gate that does not read the run's record: the user has just approved exactly this call.
+    return { kind: "run", call: plan.call, reason: verdict.decision === "allow" ? verdict.reason : "approved by the user" };
   });
 }

@@ -1,5 +1,7 @@
+import { z } from "zod";
 import { emptyUsage, type ChatMessage, type ToolCall, type Usage } from "../model/types.js";
-import type { RunProvenance, ToolOutcome, UntrustedContent } from "../policy/types.js";
+import type { RunApproval, RunProvenance, ToolOutcome, UntrustedContent } from "../policy/types.js";
+import { RISKS } from "../tools/tool.js";
 import type { ApprovalRequest, CallRecord } from "./types.js";
 
 /** What the agent decided to do with one call of a model turn, before running any. */
@@ -37,8 +39,87 @@ export interface RunState {
   toolsOffered: boolean;
   /** Milliseconds spent running before the pause (time waiting for a person excluded). */
   activeMs: number;
+  /**
+   * The run's approval record: the user's decisions on its requests, each
+   * covering one run of exactly its call (the gate reads it). Absent in runs
+   * saved before it existed.
+   */
+  approvals?: RunApproval[];
   /** The paused model turn's calls, when awaiting approval. */
   pending?: { step: number; plans: CallPlan[] };
+}
+
+const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.record(z.string(), z.unknown()) });
+const messageSchema = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("system"), content: z.string() }),
+  z.object({ role: z.literal("user"), content: z.string() }),
+  z.object({ role: z.literal("assistant"), content: z.string(), thoughts: z.string().optional(), toolCalls: z.array(toolCallSchema).optional() }),
+  z.object({ role: z.literal("tool"), toolCallId: z.string(), name: z.string(), content: z.string() }),
+]);
+const errorSchema = z.object({ code: z.string(), message: z.string() });
+const riskSchema = z.enum(RISKS);
+const requestSchema = z.object({ id: z.string(), call: toolCallSchema, risk: riskSchema, preview: z.string(), reason: z.string() });
+const planSchema = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("run"), call: toolCallSchema, reason: z.string().optional() }),
+  z.object({ kind: z.literal("ask"), call: toolCallSchema, request: requestSchema }),
+  z.object({
+    kind: z.literal("resolved"),
+    call: toolCallSchema,
+    outcome: z.object({ status: z.enum(["error", "declined", "skipped"]), error: errorSchema }),
+  }),
+]);
+const count = z.number().int().nonnegative();
+
+/** What a stored run state must be before a run is resumed from it. */
+export const runStateSchema = z.object({
+  version: z.literal(1),
+  runId: z.string().min(1),
+  sessionId: z.string().min(1),
+  request: z.string(),
+  turnMessages: z.array(messageSchema),
+  steps: count,
+  maxSteps: z.number().int().positive(),
+  usage: z.object({ promptTokens: count, cachedPromptTokens: count, outputTokens: count, reasoningTokens: count }),
+  calls: z.array(
+    z.object({
+      call: toolCallSchema,
+      risk: riskSchema.optional(),
+      status: z.enum(["ok", "error", "declined", "skipped"]),
+      result: z.unknown().optional(),
+      error: errorSchema.optional(),
+      durationMs: z.number().nonnegative(),
+      step: count,
+    }),
+  ),
+  failures: z.record(z.string(), count),
+  loadedTools: z.array(z.string()),
+  untrustedContent: z.array(z.object({ tool: z.string(), source: z.string(), text: z.string() })),
+  trustedContent: z.array(z.string()).optional(),
+  toolsOffered: z.boolean(),
+  activeMs: z.number().nonnegative(),
+  approvals: z
+    .array(
+      z.object({
+        requestId: z.string(),
+        call: z.object({ name: z.string(), arguments: z.record(z.string(), z.unknown()) }),
+        approved: z.boolean(),
+        scope: z.enum(["once", "session", "always"]),
+        spent: z.boolean().optional(),
+      }),
+    )
+    .optional(),
+  pending: z.object({ step: z.number().int().positive(), plans: z.array(planSchema) }).optional(),
+});
+
+/** A stored run state checked against `runStateSchema`; the problems, in words, when it does not fit. */
+export function parseRunState(value: unknown): { ok: true; state: RunState } | { ok: false; problems: string } {
+  const parsed = runStateSchema.safeParse(value);
+  if (parsed.success) return { ok: true, state: parsed.data as RunState };
+  const problems = parsed.error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.length > 0 ? issue.path.map(String).join(".") : "(top level)"}: ${issue.message}`)
+    .join("; ");
+  return { ok: false, problems };
 }
 
 /** A fresh run of `request` in `sessionId`. */
@@ -59,6 +140,7 @@ export function createRunState(input: { runId: string; sessionId: string; reques
     trustedContent: [],
     toolsOffered: false,
     activeMs: 0,
+    approvals: [],
   };
 }
 

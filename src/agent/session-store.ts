@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { ChatMessage } from "../model/types.js";
 import type { Store } from "../store/store.js";
 import { BotpsyError } from "../errors.js";
-import type { RunState } from "./run-state.js";
-import type { AgentStopReason, ApprovalScope } from "./types.js";
+import { parseRunState, type RunState } from "./run-state.js";
+import type { AgentStopReason } from "./types.js";
 
 export class AgentStateError extends BotpsyError {}
 
@@ -21,6 +21,7 @@ const AGENT_MIGRATIONS = [
      status TEXT NOT NULL, state TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL
    );
    CREATE INDEX agent_runs_by_session ON agent_runs (session_id, status);
+   -- Per-tool grants of older versions: no longer written or read (the gate's approvals are the one record).
    CREATE TABLE agent_grants (
      tool TEXT NOT NULL, scope TEXT NOT NULL, session_id TEXT NOT NULL, created_at TEXT NOT NULL,
      PRIMARY KEY (tool, scope, session_id)
@@ -36,8 +37,9 @@ export interface SessionSummary {
 
 /**
  * The agent's own tables in the profile's store: sessions and their finished
- * turns, runs paused for approval (their state as JSON), and approvals the
- * user granted for a session or for good.
+ * turns, and runs paused for approval (their state as JSON, checked against
+ * its schema before a resume). Approvals are not kept here: the gate keeps
+ * them, and the run carries its own.
  */
 export class AgentSessionStore {
   private readonly store: Store;
@@ -106,8 +108,8 @@ export class AgentSessionStore {
       .run(state.runId, state.sessionId, JSON.stringify(state), now, now);
   }
 
-  /** The paused run's state; an error saying why when there is none to resume. */
-  loadPausedRun(runId: string): RunState {
+  /** The stored row of a run waiting for approval; an error saying why when there is none. */
+  requirePausedRun(runId: string): { state: string } {
     const row = this.store.db.prepare("SELECT status, state FROM agent_runs WHERE id = ?").get(runId) as
       | { status: string; state: string }
       | undefined;
@@ -115,11 +117,32 @@ export class AgentSessionStore {
     if (row.status !== "awaiting_approval") {
       throw new AgentStateError("run_not_paused", `Run "${runId}" is not waiting for approval (it is ${row.status}); there is nothing to resume.`);
     }
-    const state = JSON.parse(row.state) as RunState;
-    if (state.version !== 1) {
-      throw new AgentStateError("run_state_unknown", `Run "${runId}" was saved by another botpsy version (state version ${String(state.version)}); start the request again.`);
+    return row;
+  }
+
+  /** The paused run's state, checked against its schema; an error saying why when there is none to resume. */
+  loadPausedRun(runId: string): RunState {
+    const row = this.requirePausedRun(runId);
+    let value: unknown;
+    try {
+      value = JSON.parse(row.state) as unknown;
+    } catch (error) {
+      throw new AgentStateError("run_state_invalid", `The saved state of run "${runId}" is not JSON, so it cannot be resumed; abandon it and start the request again.`, {
+        cause: error,
+      });
     }
-    return state;
+    const version = value !== null && typeof value === "object" ? (value as { version?: unknown }).version : undefined;
+    if (version !== 1) {
+      throw new AgentStateError("run_state_unknown", `Run "${runId}" was saved by another botpsy version (state version ${String(version)}); start the request again.`);
+    }
+    const parsed = parseRunState(value);
+    if (!parsed.ok) {
+      throw new AgentStateError(
+        "run_state_invalid",
+        `The saved state of run "${runId}" is damaged (${parsed.problems}), so it cannot be resumed; abandon it and start the request again.`,
+      );
+    }
+    return parsed.state;
   }
 
   /** Mark a paused run as being continued (so two resumes cannot both run it). */
@@ -141,20 +164,5 @@ export class AgentSessionStore {
   /** Give up a paused run (the user moved on): its calls are never run. */
   abandonPausedRun(runId: string): void {
     this.store.db.prepare("UPDATE agent_runs SET status = 'abandoned', updated_at = ? WHERE id = ? AND status = 'awaiting_approval'").run(new Date().toISOString(), runId);
-  }
-
-  grant(tool: string, scope: Exclude<ApprovalScope, "once">, sessionId: string): void {
-    this.store.db
-      .prepare("INSERT INTO agent_grants (tool, scope, session_id, created_at) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING")
-      .run(tool, scope, scope === "always" ? "" : sessionId, new Date().toISOString());
-  }
-
-  /** Whether the user approved this tool for the session or for good. */
-  isGranted(tool: string, sessionId: string): boolean {
-    return (
-      this.store.db
-        .prepare("SELECT 1 FROM agent_grants WHERE tool = ? AND ((scope = 'session' AND session_id = ?) OR scope = 'always')")
-        .get(tool, sessionId) !== undefined
-    );
   }
 }

@@ -1,9 +1,11 @@
-import type { ApprovalStore, StoredApproval } from "./approvals.js";
+import { InvalidInputError } from "../errors.js";
+import { callKey, type ApprovalStore, type StoredApproval } from "./approvals.js";
 import type { Policy, PolicyVerdict } from "./policy.js";
-import { findTaintedArguments, SIDE_EFFECTING_RISKS, type TaintFinding } from "./provenance.js";
+import { findEgress, findTaintedArguments, SIDE_EFFECTING_RISKS, type TaintFinding } from "./provenance.js";
 import { requestMentionsAction } from "./intent.js";
 import type { ContactDirectory } from "./rules.js";
-import type { GateInput, GateVerdict, PermissionGate } from "./types.js";
+import type { TaintStore } from "./taint.js";
+import type { ApprovalDecision, ApprovalRequest, GateInput, GateVerdict, PermissionGate, ToolOutcome } from "./types.js";
 
 export interface PolicyGateOptions {
   policy: Policy;
@@ -21,6 +23,10 @@ export interface PolicyGateOptions {
    * measure what the defenses are worth.
    */
   checkProvenance?: boolean;
+  /** Values stored from untrusted content: a later side effect that uses one asks. Without it taint ends with the run. */
+  taint?: TaintStore;
+  /** Keeps the user's decisions (the safety layer stores and audits them); default: stored in `approvals`. */
+  onDecisions?: (requests: readonly ApprovalRequest[], decisions: readonly ApprovalDecision[], context: { sessionId: string; runId: string }) => void;
   /** Called with every verdict (the safety layer writes it to the audit log). */
   onVerdict?: (input: GateInput, verdict: DetailedVerdict) => void;
 }
@@ -42,7 +48,12 @@ export interface DetailedVerdict extends GateVerdict {
  * `deny` is final: no approval overrides it.
  *
  * A "once" approval is spent by the `allow` it produces, so call `decide`
- * exactly once right before running the call.
+ * exactly once right before running the call. The gate is the one place that
+ * decides: a call the user approved on a paused run is decided again on
+ * resume, and runs because the run's approval record holds that exact call.
+ * Writes are checked too (a planted value stored now is sent later), reads
+ * that fetch an address the model composed are sends, and each run makes at
+ * most the policy's `perRunLimits` calls of a risk class without asking.
  */
 export class PolicyGate implements PermissionGate {
   readonly policy: Policy;
@@ -73,12 +84,12 @@ export class PolicyGate implements PermissionGate {
     let reason = policy.reason;
     let rule = policy.rule;
     let tainted: TaintFinding[] = [];
-    if (this.options.checkProvenance !== false && SIDE_EFFECTING_RISKS.includes(input.risk)) {
-      // The run's one record of provenance, as the agent passes it with the call.
-      const untrusted = input.untrustedContent;
-      const trusted = input.trustedContent ?? [];
-      const userText = input.userText;
-      tainted = findTaintedArguments({ args: input.call.arguments, userText, untrusted, trusted });
+    const defenses = this.options.checkProvenance !== false;
+    const sideEffecting = SIDE_EFFECTING_RISKS.includes(input.risk);
+    const userText = input.userText;
+    const untrusted = input.untrustedContent;
+    if (defenses && (sideEffecting || input.risk === "write")) tainted = this.taintOf(input);
+    if (defenses && sideEffecting) {
       if (tainted.length > 0) {
         const first = tainted[0]!;
         if (this.policy.untrustedArguments === "deny") {
@@ -100,10 +111,43 @@ export class PolicyGate implements PermissionGate {
           rule = "off-task";
         }
       }
+    } else if (defenses && input.risk === "write" && tainted.length > 0 && decision === "allow" && !requestMentionsAction(userText, input.call.name, input.app)) {
+      // A write stores what it is given: a planted value written into a contact is sent to later.
+      decision = "ask";
+      reason = `You did not ask for ${input.call.name.replace(/_/g, " ")}, and ${tainted[0]!.reason}; it needs your approval.`;
+      rule = "provenance";
+    } else if (defenses && input.risk === "read" && decision === "allow") {
+      const leaks = findEgress({
+        args: input.call.arguments,
+        arguments: input.egressArguments ?? [],
+        userText,
+        content: [...(input.trustedContent ?? []), ...untrusted.map((item) => item.text)],
+      });
+      if (leaks.length > 0) {
+        decision = "ask";
+        reason = capitalise(leaks[0]!.reason);
+        rule = "egress";
+      }
+    }
+    const limit = this.policy.perRunLimits[input.risk];
+    if (decision === "allow" && limit !== undefined && input.runCalls !== undefined) {
+      const made = input.runCalls.filter((call) => call.risk === input.risk).length;
+      if (made >= limit) {
+        decision = "ask";
+        reason = `This run already made ${made} ${input.risk} calls (the limit without asking is ${limit}); this one needs your approval.`;
+        rule = "per-run limit";
+      }
+    }
+    if (decision === "ask") {
+      const key = callKey(input.call);
+      const inRun = input.runApprovals?.find((approval) => approval.approved && approval.spent !== true && callKey(approval.call) === key);
+      if (inRun) {
+        return { ...base, tainted, decision: "allow", reason: `approved by you in this run — ${reason}`, rule: `run approval ${inRun.requestId}` };
+      }
     }
     if (decision === "ask" && this.options.approvals) {
       // A call whose values an attacker may have planted is covered only by an approval of that exact call.
-      const approval = this.options.approvals.find(input.call, input.sessionId, { standing: tainted.length === 0 });
+      const approval = this.options.approvals.find(input.call, input.sessionId, { standing: tainted.length === 0 && rule !== "egress" });
       if (approval) {
         if (approval.scope === "once" && options.consume !== false) this.options.approvals.consume(approval.id);
         return {
@@ -118,6 +162,60 @@ export class PolicyGate implements PermissionGate {
     }
     return rule === undefined ? { ...base, tainted, decision, reason } : { ...base, tainted, decision, reason, rule };
   }
+
+  /** Arguments traced to untrusted content: copied in this run, or stored earlier from it. */
+  private taintOf(input: GateInput): TaintFinding[] {
+    const direct = findTaintedArguments({
+      args: input.call.arguments,
+      userText: input.userText,
+      untrusted: input.untrustedContent,
+      trusted: input.trustedContent ?? [],
+    });
+    const stored = this.options.taint?.findStored(input.call.arguments, input.userText) ?? [];
+    const seen = new Set(direct.map((finding) => `${finding.argument}\u0000${finding.value}`));
+    return [...direct, ...stored.filter((finding) => !seen.has(`${finding.argument}\u0000${finding.value}`))];
+  }
+
+  /** Keep the user's decisions: stored by the caller's hook (the safety layer audits them), else in the approvals. */
+  recordDecisions(requests: readonly ApprovalRequest[], decisions: readonly ApprovalDecision[], context: { sessionId: string; runId: string }): void {
+    if (this.options.onDecisions) {
+      this.options.onDecisions(requests, decisions, context);
+      return;
+    }
+    if (!this.options.approvals) return;
+    recordInApprovals(this.options.approvals, requests, decisions, context.sessionId);
+  }
+
+  /** After a write ran: the values it stored from untrusted content keep their taint. */
+  afterCall(input: GateInput, outcome: ToolOutcome): void {
+    if (outcome.status !== "ok" || input.risk === "read" || this.options.checkProvenance === false || !this.options.taint) return;
+    const findings = this.taintOf(input);
+    if (findings.length === 0) return;
+    this.options.taint.record(findings, { tool: input.call.name, sessionId: input.sessionId, runId: input.run?.runId });
+  }
+}
+
+/** Store decisions in the approval record: a "once" is spent at once (the run's own record lets the call run), a standing scope is kept per call pattern. */
+export function recordInApprovals(
+  approvals: ApprovalStore,
+  requests: readonly ApprovalRequest[],
+  decisions: readonly ApprovalDecision[],
+  sessionId: string,
+): StoredApproval[] {
+  const stored: StoredApproval[] = [];
+  for (const decision of decisions) {
+    const request = requests.find((candidate) => candidate.id === decision.requestId);
+    if (!request) {
+      throw new InvalidInputError(`There is no approval request "${decision.requestId}"; requests: ${requests.map((item) => item.id).join(", ")}.`, {
+        code: "unknown_approval",
+      });
+    }
+    const scope = decision.scope ?? "once";
+    const approval = approvals.record({ call: request.call, sessionId, scope, approved: decision.approved, requestId: request.id, reason: request.reason });
+    if (scope === "once" && decision.approved) approvals.consume(approval.id);
+    stored.push(approval);
+  }
+  return stored;
 }
 
 function capitalise(text: string): string {

@@ -41,7 +41,7 @@ const INJECTION_RULES: readonly { rule: string; pattern: RegExp; message: string
   },
   {
     rule: "from-the-user",
-    pattern: /\b(important|urgent)\b[^.\n]{0,30}\b(message|instructions?|note|request)\b[^.\n]{0,20}\bfrom\b[^.\n]{0,20}\b(the user|your user|me|sam)\b|\bthis is (the user|your user)\b|\bthe user (wants|asks|has asked|instructs|requests) you\b/i,
+    pattern: /\b(important|urgent)\b[^.\n]{0,30}\b(message|instructions?|note|request)\b[^.\n]{0,20}\bfrom\b[^.\n]{0,20}\b(the user|your user|me)\b|\bthis is (the user|your user)\b|\bthe user (wants|asks|has asked|instructs|requests) you\b/i,
     message: "the content pretends to speak for the user",
   },
   {

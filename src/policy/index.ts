@@ -11,3 +11,4 @@ export * from "./audit.js";
 export * from "./contacts.js";
 export * from "./result-format.js";
 export * from "./safety.js";
+export * from "./taint.js";

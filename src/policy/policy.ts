@@ -25,6 +25,12 @@ export const DEFAULT_DECISIONS: Readonly<Record<Risk, Decision>> = {
 };
 
 /**
+ * Calls of a risk class one run may make before the next asks. Ten deletions
+ * in one run are a pattern no single rule sees.
+ */
+export const DEFAULT_PER_RUN_LIMITS: Readonly<Partial<Record<Risk, number>>> = { write: 10, destructive: 5 };
+
+/**
  * Settings that cut the device off the world ask even though other settings
  * run freely: after them the user may not be reachable, and the agent cannot
  * send anything either.
@@ -76,6 +82,8 @@ export class Policy {
   readonly rules: readonly Rule[];
   readonly defaults: Readonly<Record<Risk, Decision>>;
   readonly untrustedArguments: "ask" | "deny";
+  /** Calls of a risk class one run makes without asking (see `DEFAULT_PER_RUN_LIMITS`). */
+  readonly perRunLimits: Readonly<Partial<Record<Risk, number>>>;
   /** Where the rules were read from, for `policy show`; undefined when built in code. */
   readonly source: string | undefined;
 
@@ -83,6 +91,7 @@ export class Policy {
     this.rules = file.rules ?? [];
     this.defaults = { ...DEFAULT_DECISIONS, ...file.defaults };
     this.untrustedArguments = file.untrustedArguments ?? "ask";
+    this.perRunLimits = { ...DEFAULT_PER_RUN_LIMITS, ...file.perRunLimits };
     this.source = source;
   }
 
@@ -158,6 +167,7 @@ export class Policy {
       rules: [...this.rules],
       defaults: { ...this.defaults },
       untrustedArguments: this.untrustedArguments,
+      perRunLimits: { ...this.perRunLimits },
       builtInRules: BUILT_IN_RULES,
     };
   }

@@ -221,21 +221,149 @@ function shorten(value: string, length = 60): string {
   return value.length <= length ? `"${value}"` : `"${value.slice(0, length - 1)}…"`;
 }
 
-/** A readable name for where an untrusted result came from ("the web page https://…", "an email from x@…"). */
-export function describeSource(tool: string, result: unknown): string {
+/** A readable name for where an untrusted result came from ("the web page https://…", "an email from x@…", "the file notes/a.txt"). */
+export function describeSource(tool: string, result: unknown, app?: string): string {
   const fields = result !== null && typeof result === "object" && !Array.isArray(result) ? (result as Record<string, unknown>) : {};
   const text = (key: string): string | undefined => (typeof fields[key] === "string" ? (fields[key] as string) : undefined);
-  const url = text("url") ?? text("link");
-  if (url) return `the web page ${url}`;
   const from = text("from") ?? text("sender") ?? text("author") ?? text("organizer") ?? text("with");
-  if (/mail/i.test(tool) && from) return `an email from ${from}`;
-  if (/message|chat/i.test(tool) && from) return `a message from ${from}`;
-  if (/web|search|browse|page/i.test(tool)) return `a web page (${tool})`;
-  if (/mail/i.test(tool)) return `an email (${tool})`;
-  if (/message|chat/i.test(tool)) return `a message of someone else (${tool})`;
-  if (/news|feed|rss/i.test(tool)) return `a news item (${tool})`;
-  if (/file|document|doc/i.test(tool)) return `a document (${tool})`;
-  if (/calendar|event|invite/i.test(tool)) return `a calendar invitation (${tool})`;
-  if (from) return `content from ${from} (${tool})`;
-  return `untrusted content (${tool})`;
+  // The app says what the content is; the tool's name only when no app is known ("search_files" is no web page).
+  const kind = sourceKind(app) ?? sourceKind(tool) ?? (text("url") ?? text("link") ? "web" : undefined);
+  switch (kind) {
+    case "file": {
+      const path = text("path") ?? text("file");
+      return path ? `the file ${path}` : `your files (${tool})`;
+    }
+    case "document": {
+      const title = text("title") ?? text("name");
+      return title ? `the document "${title}"` : `a document (${tool})`;
+    }
+    case "web": {
+      const url = text("url") ?? text("link");
+      return url ? `the web page ${url}` : `a web page (${tool})`;
+    }
+    case "mail":
+      return from ? `an email from ${from}` : `an email (${tool})`;
+    case "message":
+      return from ? `a message from ${from}` : `a message of someone else (${tool})`;
+    case "news":
+      return `a news item (${tool})`;
+    case "calendar":
+      return `a calendar invitation (${tool})`;
+    case "contact":
+      return `the notes of a contact (${tool})`;
+    default:
+      return from ? `content from ${from} (${tool})` : `untrusted content (${tool})`;
+  }
+}
+
+function sourceKind(name: string | undefined): string | undefined {
+  if (name === undefined) return undefined;
+  if (/^files?$|_files?$|^read_file$|^write_file$/i.test(name)) return "file";
+  if (/doc/i.test(name)) return "document";
+  if (/mail/i.test(name)) return "mail";
+  if (/message|chat/i.test(name)) return "message";
+  if (/news|feed|rss|article/i.test(name)) return "news";
+  if (/calendar|event|invite/i.test(name)) return "calendar";
+  if (/contact|people/i.test(name)) return "contact";
+  if (/web|browse|page/i.test(name)) return "web";
+  return undefined;
+}
+
+/**
+ * Fields of a record that someone other than the user can write, whichever app
+ * holds the record: notes and descriptions (a contact's note, an invitation's
+ * description), bodies and contents (a message, an email, a file, a page),
+ * snippets and summaries of search results, comments.
+ */
+export const WRITABLE_TEXT_KEY =
+  /^(notes?|description|desc|details|body|bodies|content|contents|text|message|messages|snippet|summary|comment|comments|bio|about|memo|preview|html|instructions|caption)$/i;
+
+/** The text fields of a result that others can write, with their path, and the rest of the result without them. */
+export function splitWritableText(value: unknown): { fields: { path: string; text: string }[]; rest: unknown } {
+  const fields: { path: string; text: string }[] = [];
+  const visit = (current: unknown, path: string, writable: boolean): unknown => {
+    if (typeof current === "string") {
+      if (writable && current.trim() !== "") {
+        fields.push({ path, text: current });
+        return null;
+      }
+      return current;
+    }
+    if (Array.isArray(current)) return current.map((item, index) => visit(item, `${path}[${index}]`, writable));
+    if (current !== null && typeof current === "object") {
+      const copy: Record<string, unknown> = {};
+      for (const [key, child] of Object.entries(current)) copy[key] = visit(child, path === "" ? key : `${path}.${key}`, writable || WRITABLE_TEXT_KEY.test(key));
+      return copy;
+    }
+    return current;
+  };
+  const rest = visit(value, "", false);
+  return { fields, rest };
+}
+
+/** Where text fields of a trusted tool's result came from, for people: "the notes in the result of find_contact". */
+export function describeWritableFields(tool: string, fields: readonly { path: string }[]): string {
+  const names = [...new Set(fields.map((field) => field.path.replace(/\[\d+\]/g, "").split(".").at(-1) ?? field.path))];
+  return `the ${names.slice(0, 3).join(", ")} in the result of ${tool} (text others can write)`;
+}
+
+/**
+ * Whether a web address carries data: a query string or fragment with values,
+ * or a path piece that holds an address, a long number or a long opaque token.
+ */
+export function urlCarriesData(url: string): boolean {
+  let parsed: URL;
+  try {
+    parsed = new globalThis.URL(/^https?:\/\//i.test(url) ? url : `https://${url}`);
+  } catch {
+    return true;
+  }
+  if (parsed.search.length > 1 || parsed.hash.length > 1 || parsed.username !== "" || parsed.password !== "") return true;
+  return parsed.pathname.split("/").some((piece) => {
+    const decoded = safeDecode(piece);
+    return CONTAINS_EMAIL.test(decoded) || /\d{6,}/.test(decoded) || /^[A-Za-z0-9+_=-]{24,}$/.test(decoded) || decoded.length > 64;
+  });
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A finding of `findEgress`: an address a read would fetch that carries data nobody vouched for. */
+export interface EgressFinding {
+  argument: string;
+  url: string;
+  reason: string;
+}
+
+/**
+ * Addresses a read would send off the device that carry data and that neither
+ * the user wrote nor a result gave as a plain link (the `url` of a search
+ * result, a page's own address): the model composed them, and what they carry
+ * leaves the device like a message would.
+ */
+export function findEgress(input: { args: Record<string, unknown>; arguments: readonly string[]; userText: string; content: readonly string[] }): EgressFinding[] {
+  const findings: EgressFinding[] = [];
+  for (const argument of input.arguments) {
+    const value = input.args[argument];
+    const urls = (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === "string");
+    for (const url of urls) {
+      const trimmed = url.trim();
+      if (!urlCarriesData(trimmed)) continue;
+      if (input.userText.includes(trimmed)) continue;
+      const asJson = JSON.stringify(trimmed);
+      const linked = input.content.some((text) => new RegExp(`"(?:url|link|href|address)":${escapeRegExp(asJson)}`).test(text));
+      if (linked) continue;
+      findings.push({
+        argument,
+        url: trimmed,
+        reason: `opening ${shorten(trimmed)} would send what its address carries off the device, and neither you nor a search result gave that address`,
+      });
+    }
+  }
+  return findings;
 }

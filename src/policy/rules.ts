@@ -24,7 +24,11 @@ import type { Decision } from "./types.js";
  * A condition selects values with `argument`: a dotted path into the arguments
  * whose segments may be globs (`to`, `payment.amount`, `recipient*`, `*` for
  * every top-level argument); arrays are looked into, so `to` covers a list of
- * recipients. It holds when ANY selected value passes EVERY test it sets:
+ * recipients. In a rule that allows, a condition holds only when EVERY selected
+ * value passes every test it sets (`to: ["Frank", "x@evil.example"]` is not
+ * "in contacts"); in a rule that asks or denies, ONE value that passes is
+ * enough. A rule that loosens must fit the whole call, one that tightens fires
+ * on any part of it. The tests:
  *   equals: <json value>     deep equality (strings case-insensitively)
  *   matches: "<glob>"        or "/<regex>/<flags>"; over the value as text
  *   greaterThan / lessThan   numbers, or strings that are numbers ("42.00")
@@ -96,6 +100,12 @@ export const policyFileSchema = z.strictObject({
    * untrusted content and not from the user: "ask" (default) or "deny".
    */
   untrustedArguments: z.enum(["ask", "deny"]).optional(),
+  /**
+   * How many calls of a risk class one run makes without asking; the next one
+   * asks (bulk damage through calls that are each allowed). Defaults:
+   * `DEFAULT_PER_RUN_LIMITS`.
+   */
+  perRunLimits: z.partialRecord(riskSchema, z.number().int().min(1)).optional(),
 });
 
 export type Condition = z.output<typeof conditionSchema>;
@@ -241,7 +251,16 @@ function passes(value: unknown, condition: Condition, context: MatchContext): bo
   return true;
 }
 
-export function conditionHolds(condition: Condition, args: Record<string, unknown>, context: MatchContext): boolean {
+/**
+ * Whether `condition` holds over the values it selects: "every" (a rule that
+ * allows) needs all of them to pass, "some" (a rule that asks or denies) one.
+ */
+export function conditionHolds(
+  condition: Condition,
+  args: Record<string, unknown>,
+  context: MatchContext,
+  quantifier: "every" | "some" = "some",
+): boolean {
   const values = selectValues(args, condition.argument);
   if (condition.exists !== undefined) {
     if (condition.exists !== values.length > 0) return false;
@@ -254,6 +273,7 @@ export function conditionHolds(condition: Condition, args: Record<string, unknow
       !condition.inContacts;
     if (onlyExists) return true;
   }
+  if (quantifier === "every") return values.length > 0 && values.every((value) => passes(value, condition, context));
   return values.some((value) => passes(value, condition, context));
 }
 
@@ -264,7 +284,8 @@ export function ruleMatches(rule: Rule, call: CallFacts, context: MatchContext):
     const risks = Array.isArray(rule.risk) ? rule.risk : [rule.risk];
     if (!risks.includes(call.risk)) return false;
   }
-  return (rule.when ?? []).every((condition) => conditionHolds(condition, call.arguments, context));
+  const quantifier = rule.decision === "allow" ? "every" : "some";
+  return (rule.when ?? []).every((condition) => conditionHolds(condition, call.arguments, context, quantifier));
 }
 
 /** A short readable form of a rule for `policy show` and reasons. */

@@ -52,6 +52,22 @@ export interface GateInput {
   untrustedContent: readonly UntrustedContent[];
   /** Text of trusted tool results of this run. */
   trustedContent?: readonly string[];
+  /** The calls this run has made or planned before this one, by risk (the per-run limits count them). */
+  runCalls?: readonly { tool: string; risk: Risk | undefined }[];
+  /** The user's decisions in this run not yet spent: an approval of exactly this call lets it run. */
+  runApprovals?: readonly RunApproval[];
+  /** Arguments of this call that leave the device when it runs (a page address a read fetches): the tool's `egressArguments`. */
+  egressArguments?: readonly string[];
+}
+
+/** One decision of the user in a run, kept with the run (its one approval record) until the call runs. */
+export interface RunApproval {
+  requestId: string;
+  call: { name: string; arguments: Record<string, unknown> };
+  approved: boolean;
+  scope: ApprovalScope;
+  /** Set once the approved call was allowed by it: an approval covers one run of the call. */
+  spent?: boolean;
 }
 
 export interface GateVerdict {
@@ -67,6 +83,14 @@ export interface GateVerdict {
  */
 export interface PermissionGate {
   decide(input: GateInput): GateVerdict;
+  /**
+   * Keep the user's decisions on a paused run's requests (a standing scope
+   * becomes a per-pattern approval in the gate's record). The agent calls it
+   * on resume, before deciding the approved calls again.
+   */
+  recordDecisions?(requests: readonly ApprovalRequest[], decisions: readonly ApprovalDecision[], context: { sessionId: string; runId: string }): void;
+  /** Told of every call that changed state and succeeded, with the input it was decided on (stored taint is noted here). */
+  afterCall?(input: GateInput, outcome: ToolOutcome): void;
 }
 
 export type ApprovalScope = "once" | "session" | "always";

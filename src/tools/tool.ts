@@ -40,6 +40,11 @@ export interface ToolDefinition<Input extends z.ZodType = z.ZodType, Output = un
    * marked, and values taken from them are tracked. Default "trusted".
    */
   resultTrust?: Trust;
+  /**
+   * Arguments that leave the device when the call runs online (the address a
+   * page read fetches): the gate treats data in them like a send.
+   */
+  egressArguments?: readonly string[];
   /** Cut the call off after this many milliseconds. Default 10 000. */
   timeoutMs?: number;
   run(args: z.output<Input>, context: ToolContext): Promise<Output> | Output;

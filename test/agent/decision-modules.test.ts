@@ -215,7 +215,6 @@ describe("call planning", () => {
       guard,
       environment: environment(),
       earlierTurns: [],
-      isGranted: () => false,
     });
     expect(plans.map((plan) => (plan.kind === "resolved" ? plan.outcome.error.code : plan.kind))).toEqual(["unknown_tool", "repeated_call", "invalid_arguments"]);
     expect(gate.inputs).toEqual([]);
@@ -232,7 +231,6 @@ describe("call planning", () => {
       guard: new RepeatedFailureGuard(),
       environment: environment(),
       earlierTurns: [[{ role: "user", content: "an earlier request" }]],
-      isGranted: () => false,
     });
     expect(plans.map((plan) => plan.kind)).toEqual(["ask", "resolved", "run"]);
     const ask = plans[0]!;
@@ -244,16 +242,22 @@ describe("call planning", () => {
     expect(userTextOf(run, [])).toBe("send Frank the note");
   });
 
-  it("runs an ask call the user granted for the session", async () => {
-    const plans = await planCalls(state(), [call("send_note", { to: "a@b.example", text: "x" })], 1, {
+  it("leaves every decision to the gate: an ask stays an ask whatever was approved for the tool before", async () => {
+    const run = state();
+    // An approval of another call of the same tool is no approval of this one.
+    run.approvals = [{ requestId: "approval-0-1", call: { name: "send_note", arguments: { to: "a@b.example", text: "other" } }, approved: true, scope: "session" }];
+    const gate = new TableGate({ send_note: "ask" });
+    const plans = await planCalls(run, [call("send_note", { to: "a@b.example", text: "x" })], 1, {
       toolbox: new ToolBox(notesTools),
-      gate: new TableGate({ send_note: "ask" }),
+      gate,
       guard: new RepeatedFailureGuard(),
       environment: environment(),
       earlierTurns: [],
-      isGranted: (name) => name === "send_note",
     });
-    expect(plans[0]!.kind).toBe("run");
+    expect(plans[0]!.kind).toBe("ask");
+    // The gate is told the run's unspent approvals and the calls made so far.
+    expect(gate.inputs[0]!.runApprovals).toHaveLength(1);
+    expect(gate.inputs[0]!.runCalls).toEqual([]);
   });
 });
 
@@ -346,14 +350,24 @@ describe("resumption", () => {
     expect(() => checkDecisions(state(), [])).toThrow(/no calls waiting/);
   });
 
-  it("turns a decline into a declined result and an approval into a run, granting standing scopes", () => {
+  it("records the decisions in the run, decides approved calls again through the gate, and turns a decline into a declined result", () => {
     const run = paused();
-    const grants: string[] = [];
-    const approved = applyDecisions(run, checkDecisions(run, [{ requestId: "approval-1-1", approved: true, scope: "session" }]), (name, scope) => grants.push(`${name}:${scope}`));
+    const decided: string[] = [];
+    const approved = applyDecisions(run, checkDecisions(run, [{ requestId: "approval-1-1", approved: true, scope: "session" }]), (asked) => {
+      decided.push(asked.name);
+      return { decision: "allow", reason: "approved in this run" };
+    });
     expect(approved.map((plan) => plan.kind)).toEqual(["run", "run"]);
-    expect(grants).toEqual(["send_note:session"]);
-    const declined = applyDecisions(run, checkDecisions(run, [{ requestId: "approval-1-1", approved: false }]), () => grants.push("never"));
+    expect(decided).toEqual(["send_note"]);
+    expect(run.approvals).toEqual([
+      { requestId: "approval-1-1", call: { name: "send_note", arguments: { to: "a", text: "b" } }, approved: true, scope: "session", spent: true },
+    ]);
+    // A gate that now denies (a rule changed while the run waited) wins over the approval.
+    const denied = applyDecisions(paused(), checkDecisions(paused(), [{ requestId: "approval-1-1", approved: true }]), () => ({ decision: "deny", reason: "no more" }));
+    expect(denied[0]).toMatchObject({ kind: "resolved", outcome: { status: "declined", error: { code: "blocked_by_policy" } } });
+    const declined = applyDecisions(paused(), checkDecisions(paused(), [{ requestId: "approval-1-1", approved: false }]), () => {
+      throw new Error("a declined call is not decided again");
+    });
     expect(declined[0]).toMatchObject({ kind: "resolved", outcome: { status: "declined", error: { code: "declined_by_user" } } });
-    expect(grants).toEqual(["send_note:session"]);
   });
 });

@@ -41,7 +41,7 @@ describe("the gate against injections that plant no address", () => {
   });
 
   it("reads the user's words loosely: a longer form or a hyphenated one counts", () => {
-    expect(actionWords("book_hotel", "travel")).toEqual(["book", "hotel", "travel"]);
+    expect(actionWords("book_hotel", "travel")).toEqual({ verb: "book", objects: ["hotel", "travel"] });
     expect(requestMentionsAction("Can you make a booking for me?", "book_hotel", "travel")).toBe(true);
     expect(requestMentionsAction("turn the wi-fi off", "set_wifi", "settings")).toBe(true);
     expect(requestMentionsAction("what's the weather?", "transfer_money", "finance")).toBe(false);

@@ -250,6 +250,7 @@ const openPage = defineTool({
   }),
   risk: "read",
   resultTrust: "untrusted",
+  egressArguments: ["url"],
   async run(args, context) {
     const url = normaliseUrl(args.url);
     requireConnectivity(context.store, "open the page");

@@ -35,6 +35,7 @@ export function registerPolicyCommand(program: Command): void {
         lines.push("", "Defaults by risk (when no rule matches):");
         for (const risk of RISKS) lines.push(`  ${risk}: ${rules.defaults[risk]}`);
         lines.push("", `Arguments that come from untrusted content: ${rules.untrustedArguments}`);
+        lines.push(`Calls per run before the next asks: ${Object.entries(rules.perRunLimits).map(([risk, limit]) => `${risk} ${limit}`).join(", ")}`);
         lines.push("", "Standing approvals (\"always\"):");
         if (standing.length === 0) lines.push("  (none)");
         for (const { rule } of standing) lines.push(`  ${rule.name}: ${describeRule(rule)}`);
