@@ -107,13 +107,14 @@ export function agentRoutes(service: AgentService, limits: RequestLimits): Hono 
   const respond = async (c: Context, start: (signal: AbortSignal) => AgentRun, stream: boolean): Promise<Response> => {
     const controller = new AbortController();
     let announce!: (run: AgentRun) => void;
+    let startId = 0;
     const started = new Promise<AgentRun>((resolve) => {
       announce = resolve;
     });
     const finished = lane.enqueue(async (): Promise<{ run: AgentRun; outcome: AgentOutcome }> => {
       const run = start(controller.signal);
       active.set(run.runId, controller);
-      journal.open(run.runId);
+      startId = journal.open(run.runId);
       announce(run);
       // The same bound as any request; the agent stops before its next side effect and reports "aborted".
       const timer = setTimeout(() => controller.abort(new Error(`the run took longer than ${limits.requestTimeoutMs} ms`)), limits.requestTimeoutMs);
@@ -132,7 +133,8 @@ export function agentRoutes(service: AgentService, limits: RequestLimits): Hono 
     if (!stream) return c.json((await finished).outcome);
     // Waiting for the run to start (the lane may be busy) before the headers go out lets a refused start be a plain HTTP error.
     const run = await Promise.race([started, finished.then((result) => result.run)]);
-    return streamJournal(c, run.runId, -1);
+    // A resumed run's stream starts at its resumption; the journal keeps the earlier part for reattaching clients.
+    return streamJournal(c, run.runId, startId - 1);
   };
 
   /** The run's journal from after `afterId` as SSE, each event with its id. */

@@ -29,8 +29,8 @@ export class RunJournal {
     this.capacity = capacity;
   }
 
-  /** Starts (or, on resume, continues) the journal of a run. */
-  open(runId: string): void {
+  /** Starts (or, on resume, continues) the journal of a run; returns the id of its "run" event, where this part of it begins. */
+  open(runId: string): number {
     const entry = this.runs.get(runId);
     if (entry) {
       entry.finished = false;
@@ -41,11 +41,13 @@ export class RunJournal {
       this.runs.set(runId, { events: [], finished: false, waiters: new Set() });
     }
     this.append(runId, "run", JSON.stringify({ runId }));
+    const startId = this.runs.get(runId)!.events.length - 1;
     while (this.runs.size > this.capacity) {
       const oldest = [...this.runs].find(([, candidate]) => candidate.finished);
       if (!oldest) break;
       this.runs.delete(oldest[0]);
     }
+    return startId;
   }
 
   append(runId: string, type: string, data: string): void {
