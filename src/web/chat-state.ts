@@ -93,6 +93,7 @@ export function applyEvent(state: ChatState, event: StreamEvent): ChatState {
       if (outcome.stopReason !== "awaiting_approval" && outcome.answer && last?.kind !== "assistant") items.push({ kind: "assistant", text: outcome.answer });
       if (outcome.error) items.push({ kind: "notice", text: `The run stopped: ${outcome.error.message}` });
       else if (outcome.stopReason === "aborted") items.push({ kind: "notice", text: "The run was cancelled." });
+      else if (outcome.stopReason !== "awaiting_approval" && !outcome.answer) items.push({ kind: "notice", text: `The run ended without an answer (${outcome.stopReason.replaceAll("_", " ")}).` });
       const waiting = outcome.stopReason === "awaiting_approval";
       return { ...state, items, ...(waiting && run ? { run: { ...run, waiting: true } } : { run: undefined }) };
     }
