@@ -73,6 +73,17 @@ async function drive(concurrency: number, total: number, task: () => Promise<Tim
   return { timings, wallMs: performance.now() - startedAt };
 }
 
+/** Both paths in two halves, direct-server then server-direct, so a machine getting busier or quieter favours neither. */
+async function interleaved(concurrency: number, total: number, direct: () => Promise<Timed>, served: () => Promise<Timed>): Promise<{ direct: { timings: Timed[]; wallMs: number }; server: { timings: Timed[]; wallMs: number } }> {
+  const half = Math.ceil(total / 2);
+  const firstDirect = await drive(concurrency, half, direct);
+  const firstServer = await drive(concurrency, half, served);
+  const secondServer = await drive(concurrency, total - half, served);
+  const secondDirect = await drive(concurrency, total - half, direct);
+  const join = (a: { timings: Timed[]; wallMs: number }, b: { timings: Timed[]; wallMs: number }) => ({ timings: [...a.timings, ...b.timings], wallMs: a.wallMs + b.wallMs });
+  return { direct: join(firstDirect, secondDirect), server: join(firstServer, secondServer) };
+}
+
 function row(workload: ServeBenchRow["workload"], model: string, path: ServeBenchRow["path"], concurrency: number, result: { timings: Timed[]; wallMs: number }): ServeBenchRow {
   const latencies = result.timings.map((timing) => timing.latencyMs);
   return {
@@ -245,15 +256,15 @@ export async function runServeBench(argv: readonly string[]): Promise<number> {
   };
   let server: RunningServer | undefined;
   try {
-    // Chat completions: the real model, directly and through the server (alternating, so neither side always runs on a warmer machine).
+    // Chat completions: the real model, directly and through the server.
     server = await startServer({ model, port: 0, webRoot: false });
     await chatDirect(model, maxTokens);
     await chatServer(server, model.id, maxTokens);
     for (const concurrency of concurrencies) {
       const total = requestsFor(concurrency);
-      say(`chat, ${concurrency} client(s), ${total} requests: direct, then server`);
-      rows.push(row("chat", model.id, "direct", concurrency, await drive(concurrency, total, () => chatDirect(model, maxTokens))));
-      rows.push(row("chat", model.id, "server", concurrency, await drive(concurrency, total, () => chatServer(server!, model.id, maxTokens))));
+      say(`chat, ${concurrency} client(s), ${total} requests each way`);
+      const measured = await interleaved(concurrency, total, () => chatDirect(model, maxTokens), () => chatServer(server!, model.id, maxTokens));
+      rows.push(row("chat", model.id, "direct", concurrency, measured.direct), row("chat", model.id, "server", concurrency, measured.server));
     }
     await server.close();
     server = undefined;
@@ -268,9 +279,14 @@ export async function runServeBench(argv: readonly string[]): Promise<number> {
     await agentServer(server, mustAnswer);
     for (const concurrency of concurrencies) {
       const total = requestsFor(concurrency);
-      say(`agent runs, ${concurrency} client(s), ${total} runs: direct, then server`);
-      rows.push(row("agent", agentModel.id, "direct", concurrency, await drive(concurrency, total, () => agentDirect(() => directRuntime.run(AGENT_REQUEST), lane, mustAnswer))));
-      rows.push(row("agent", agentModel.id, "server", concurrency, await drive(concurrency, total, () => agentServer(server!, mustAnswer))));
+      say(`agent runs, ${concurrency} client(s), ${total} runs each way`);
+      const measured = await interleaved(
+        concurrency,
+        total,
+        () => agentDirect(() => directRuntime.run(AGENT_REQUEST), lane, mustAnswer),
+        () => agentServer(server!, mustAnswer),
+      );
+      rows.push(row("agent", agentModel.id, "direct", concurrency, measured.direct), row("agent", agentModel.id, "server", concurrency, measured.server));
     }
   } finally {
     await server?.close();
