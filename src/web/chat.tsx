@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "preact/hooks";
-import { ApiCallError, followEvents, getJson, postEvents, type ApprovalRequest, type StreamEvent } from "./api.js";
+import { ApiCallError, followEvents, getJson, postEvents, postJson, type ApprovalRequest, type StreamEvent } from "./api.js";
 import { applyEvent, loadChatState, saveChatState, type ChatItem, type ChatState } from "./chat-state.js";
 
 const DECISIONS = [
@@ -157,9 +157,10 @@ export function Chat({ onActed }: { onActed: () => void }) {
   const cancel = (): void => {
     const run = stateRef.current.run;
     if (!run) return;
-    void fetch(`/v1/agent/runs/${encodeURIComponent(run.runId)}/cancel`, { method: "POST" }).then(() => {
+    // A running run's stream reports its end itself; a paused one has no stream, so the page says it.
+    postJson(`/v1/agent/runs/${encodeURIComponent(run.runId)}/cancel`, {}).then(() => {
       if (run.waiting) update((previous) => ({ ...previous, run: undefined, items: [...previous.items, { kind: "notice", text: "The run was cancelled." }] }));
-    });
+    }, fail);
   };
 
   const clear = (): void => update((previous) => ({ sessionId: previous.sessionId, items: [] }));
