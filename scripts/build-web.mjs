@@ -23,8 +23,9 @@ export async function buildWebApp(outDirectory = join(root, "dist", "web"), opti
     jsx: "automatic",
     jsxImportSource: "preact",
     minify: options.minify ?? true,
-    sourcemap: options.sourcemap ?? true,
-    legalComments: "linked",
+    // No source map by default: the package stays small; pass { sourcemap: true } to debug the bundle.
+    sourcemap: options.sourcemap ?? false,
+    legalComments: "eof",
     logLevel: "warning",
     define: { "process.env.NODE_ENV": '"production"' },
   });
