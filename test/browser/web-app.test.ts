@@ -118,6 +118,21 @@ describe("web app", () => {
     await page.context().close();
   });
 
+  it("a run waiting for approval is cancelled from the page, and nothing is sent", async () => {
+    const url = await serve([SEND_TO_FRANK]);
+    const page = await openPage(url);
+    await ask(page, "Text Frank that I'm running 10 minutes late");
+    await page.locator(".approval").waitFor();
+    const runId = await page.evaluate(() => (JSON.parse(localStorage.getItem("botpsy.chat") ?? "{}") as { run?: { runId: string } }).run?.runId);
+    expect(runId).toMatch(/^run-/);
+    await page.getByRole("button", { name: "Cancel run" }).click();
+    await page.locator(".notice", { hasText: "The run was cancelled." }).waitFor();
+    await page.getByRole("button", { name: "Clear" }).waitFor();
+    expect((await fetch(`${url}/v1/agent/runs/${runId}`)).status).toBe(409);
+    expect(await appText(url, "messages")).not.toContain("Running 10 minutes late");
+    await page.context().close();
+  });
+
   it("a run waiting for approval survives a server restart and a page reload", async () => {
     const url = await serve([SEND_TO_FRANK]);
     const port = served!.server.port;
