@@ -7,7 +7,7 @@ import { BFCL_SUITE, PUBLISHED_BFCL, type BfclScores, type PublishedFigure } fro
 import { computeMetrics, formatRate, type Metrics } from "./metrics.js";
 import { caseResults, readResults, runRecords, type CaseResult, type EvalSettings, type RunRecord } from "./results.js";
 import { SCENARIO_GROUPS } from "./scenario.js";
-import { escapeXml, groupedBarChart, histogramChart } from "./svg.js";
+import { escapeXml, groupedBarChart, histogramChart, type GroupedBarChart, type HistogramChart } from "./svg.js";
 
 /**
  * One series of a report: the results of one set of settings (a model with
@@ -219,32 +219,36 @@ function htmlTable(headers: string[], rows: string[][]): string {
 }
 
 /** The self-contained HTML report: tables, inline SVG charts, and every failed case with why. */
-export function renderHtml(series: readonly ReportSeries[]): string {
+/** A chart of the report, as data: the standalone report draws it with svg.ts, the web app with Observable Plot. */
+export type ReportChart = ({ kind: "bars" } & GroupedBarChart & { percent: boolean }) | ({ kind: "histogram" } & HistogramChart);
+
+/** The report's charts, in order. */
+export function reportCharts(series: readonly ReportSeries[]): ReportChart[] {
   const groups = groupsIn(series);
   const percent = (value: number): string => `${Math.round(value * 100)}%`;
+  const bars = (chart: Omit<GroupedBarChart, "format" | "maximum">): ReportChart => ({ kind: "bars", ...chart, maximum: 1, format: percent, percent: true });
   const rateSeries = (steps: "single" | "multi"): { label: string; values: (number | undefined)[] }[] =>
     series.map((item) => ({ label: item.label, values: groups.map((group) => item.metrics.groups[group]?.[steps].rate) }));
-  const charts: string[] = [];
+  const charts: ReportChart[] = [];
   if (groups.length > 0) {
-    charts.push(groupedBarChart({ title: "Single-request success per app group", categories: groups.map(groupTitle), series: rateSeries("single"), maximum: 1, format: percent }));
-    charts.push(groupedBarChart({ title: "Multi-step success per app group", categories: groups.map(groupTitle), series: rateSeries("multi"), maximum: 1, format: percent }));
+    charts.push(bars({ title: "Single-request success per app group", categories: groups.map(groupTitle), series: rateSeries("single") }));
+    charts.push(bars({ title: "Multi-step success per app group", categories: groups.map(groupTitle), series: rateSeries("multi") }));
   }
   const bfcl = bfclRows(series);
   if (bfcl.length > 0) {
     charts.push(
-      groupedBarChart({
+      bars({
         title: "BFCL per category",
         categories: bfcl.map((row) => row.name.replace(/ \(.*\)$/, "")),
         series: series.map((item) => ({ label: item.label, values: bfcl.map((row) => (item.metrics.bfcl === undefined ? undefined : row.rate(item.metrics.bfcl))) })),
-        maximum: 1,
-        format: percent,
       }),
     );
   }
+  const attacked = series.some((item) => item.metrics.unsafe);
   charts.push(
-    groupedBarChart({
+    bars({
       title: series.length > 1 ? "Model against model" : "Headline figures",
-      categories: ["overall", "single avg", "multi avg", "irrelevance", "valid calls", ...(series.some((item) => item.metrics.unsafe) ? ["safe under attack"] : [])],
+      categories: ["overall", "single avg", "multi avg", "irrelevance", "valid calls", ...(attacked ? ["safe under attack"] : [])],
       series: series.map((item) => ({
         label: item.label,
         values: [
@@ -253,32 +257,28 @@ export function renderHtml(series: readonly ReportSeries[]): string {
           item.metrics.multiStepAverage,
           item.metrics.irrelevance.rate,
           item.metrics.calls.invalidOrInventedRate === undefined ? undefined : 1 - item.metrics.calls.invalidOrInventedRate,
-          ...(series.some((entry) => entry.metrics.unsafe) ? [item.metrics.unsafe?.rate === undefined ? undefined : 1 - item.metrics.unsafe.rate] : []),
+          ...(attacked ? [item.metrics.unsafe?.rate === undefined ? undefined : 1 - item.metrics.unsafe.rate] : []),
         ],
       })),
-      maximum: 1,
-      format: percent,
     }),
   );
-  charts.push(
-    histogramChart({ title: "Time per case", unit: "s", series: series.map((item) => ({ label: item.label, values: item.results.map((result) => result.durationMs / 1000) })) }),
-  );
-  charts.push(
-    histogramChart({
-      title: "Output tokens per case",
-      unit: "tokens",
-      series: series.map((item) => ({ label: item.label, values: item.results.map((result) => result.usage.outputTokens) })),
-    }),
-  );
+  charts.push({ kind: "histogram", title: "Time per case", unit: "s", series: series.map((item) => ({ label: item.label, values: item.results.map((result) => result.durationMs / 1000) })) });
+  charts.push({ kind: "histogram", title: "Output tokens per case", unit: "tokens", series: series.map((item) => ({ label: item.label, values: item.results.map((result) => result.usage.outputTokens) })) });
   if (series.some((item) => item.metrics.reasoningTokensPerCorrect !== undefined && item.results.some((result) => result.usage.reasoningTokens > 0))) {
-    charts.push(
-      histogramChart({
-        title: "Reasoning tokens per case",
-        unit: "tokens",
-        series: series.map((item) => ({ label: item.label, values: item.results.map((result) => result.usage.reasoningTokens) })),
-      }),
-    );
+    charts.push({ kind: "histogram", title: "Reasoning tokens per case", unit: "tokens", series: series.map((item) => ({ label: item.label, values: item.results.map((result) => result.usage.reasoningTokens) })) });
   }
+  return charts;
+}
+
+/** The headline table's rows: metric name, then one formatted value per series. */
+export function headlineRows(series: readonly ReportSeries[]): string[][] {
+  return HEADLINE.map((row) => [row.name, ...series.map((item) => row.value(item.metrics))]);
+}
+
+export function renderHtml(series: readonly ReportSeries[]): string {
+  const groups = groupsIn(series);
+  const bfcl = bfclRows(series);
+  const charts = reportCharts(series).map((chart) => (chart.kind === "bars" ? groupedBarChart(chart) : histogramChart(chart)));
 
   const settingsRows = series.map((item, index) => [
     `[${index + 1}]`,
@@ -290,7 +290,7 @@ export function renderHtml(series: readonly ReportSeries[]): string {
   ]);
   const headline = htmlTable(
     ["Metric", ...series.map((_, index) => `[${index + 1}]`)],
-    HEADLINE.map((row) => [row.name, ...series.map((item) => row.value(item.metrics))]),
+    headlineRows(series),
   );
   const perGroup = htmlTable(
     ["Group", ...series.flatMap((_, index) => [`[${index + 1}] single`, `[${index + 1}] multi`])],

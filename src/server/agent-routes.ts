@@ -10,6 +10,7 @@ import type { SafetyLayer } from "../policy/safety.js";
 import { assembleRuntime, type Runtime } from "../runtime.js";
 import { ApiError } from "./api-error.js";
 import { readJsonBody, type RequestLimits } from "./request-body.js";
+import { RunJournal } from "./run-journal.js";
 
 /**
  * What the agent routes act through: the runtime (one profile, its agent
@@ -91,11 +92,6 @@ class RunLane {
 /** Agent runs (and undos) that may wait for the lane at once. */
 const MAX_WAITING_RUNS = 16;
 
-/** The agent's events as the API sends them: the same names and fields the library uses. */
-function eventPayload(event: unknown): string {
-  return JSON.stringify(event);
-}
-
 /**
  * The agent API: start a run and stream its events, answer its approvals
  * (also after a restart: paused runs live in the profile's store), cancel
@@ -105,25 +101,31 @@ export function agentRoutes(service: AgentService, limits: RequestLimits): Hono 
   const routes = new Hono();
   const lane = new RunLane(MAX_WAITING_RUNS);
   const active = new Map<string, AbortController>();
+  const journal = new RunJournal();
 
   /** Streams a run's events over SSE (or answers its outcome as JSON), keeping it cancellable while it runs. */
   const respond = async (c: Context, start: (signal: AbortSignal) => AgentRun, stream: boolean): Promise<Response> => {
     const controller = new AbortController();
     let announce!: (run: AgentRun) => void;
+    let startId = 0;
     const started = new Promise<AgentRun>((resolve) => {
       announce = resolve;
     });
     const finished = lane.enqueue(async (): Promise<{ run: AgentRun; outcome: AgentOutcome }> => {
       const run = start(controller.signal);
       active.set(run.runId, controller);
+      startId = journal.open(run.runId);
       announce(run);
       // The same bound as any request; the agent stops before its next side effect and reports "aborted".
       const timer = setTimeout(() => controller.abort(new Error(`the run took longer than ${limits.requestTimeoutMs} ms`)), limits.requestTimeoutMs);
       try {
+        // The journal reads the run, not the client: a client that leaves does not stop it (cancel does), and may reattach.
+        for await (const event of run) journal.record(run.runId, event);
         return { run, outcome: await run.outcome };
       } finally {
         clearTimeout(timer);
         active.delete(run.runId);
+        journal.finish(run.runId);
       }
     });
     // Whoever answers first reports a failure; the other must not leave it unhandled.
@@ -131,15 +133,20 @@ export function agentRoutes(service: AgentService, limits: RequestLimits): Hono 
     if (!stream) return c.json((await finished).outcome);
     // Waiting for the run to start (the lane may be busy) before the headers go out lets a refused start be a plain HTTP error.
     const run = await Promise.race([started, finished.then((result) => result.run)]);
-    return streamSSE(c, async (sse) => {
-      await sse.writeSSE({ event: "run", data: JSON.stringify({ runId: run.runId }) });
-      // The run's events are buffered: a client that leaves does not stop the run (cancel does), and it still ends in the store.
-      for await (const event of run) {
+    // A resumed run's stream starts at its resumption; the journal keeps the earlier part for reattaching clients.
+    return streamJournal(c, run.runId, startId - 1);
+  };
+
+  /** The run's journal from after `afterId` as SSE, each event with its id. */
+  const streamJournal = (c: Context, runId: string, afterId: number): Response =>
+    streamSSE(c, async (sse) => {
+      const leave = new AbortController();
+      sse.onAbort(() => leave.abort());
+      for await (const event of journal.follow(runId, afterId, leave.signal)) {
         if (sse.aborted) return;
-        await sse.writeSSE({ event: event.type, data: eventPayload(event) });
+        await sse.writeSSE({ id: String(event.id), event: event.type, data: event.data });
       }
     });
-  };
 
   routes.post("/v1/agent/runs", async (c) => {
     const body = parseBody(startRunSchema, await readJsonBody(c, limits));
@@ -164,6 +171,22 @@ export function agentRoutes(service: AgentService, limits: RequestLimits): Hono 
     const state = service.agent.sessions.loadPausedRun(runId);
     const pendingApprovals = (state.pending?.plans ?? []).flatMap((plan) => (plan.kind === "ask" ? [plan.request] : []));
     return c.json({ runId, sessionId: state.sessionId, status: "awaiting_approval", request: state.request, pendingApprovals });
+  });
+
+  // Reattach: the events after the last one the client saw (Last-Event-ID, as EventSource sends it, or ?after=).
+  routes.get("/v1/agent/runs/:id/events", (c) => {
+    const runId = c.req.param("id");
+    const after = c.req.header("last-event-id") ?? c.req.query("after") ?? "-1";
+    const afterId = Number(after);
+    if (!Number.isInteger(afterId) || afterId < -1) {
+      throw new ApiError(400, "invalid_request", `The last event id must be a whole number from -1 up, not "${after}".`, { param: "after" });
+    }
+    if (!journal.has(runId)) {
+      // Throws unknown_run (404) when the store does not know the run either.
+      service.agent.sessions.loadPausedRun(runId);
+      throw new ApiError(404, "run_events_gone", `The server restarted since run ${runId} paused, so its events are gone; GET /v1/agent/runs/${runId} gives its pending approvals.`);
+    }
+    return streamJournal(c, runId, afterId);
   });
 
   routes.post("/v1/agent/runs/:id/approval", async (c) => {
@@ -200,6 +223,25 @@ export function agentRoutes(service: AgentService, limits: RequestLimits): Hono 
     const app = service.profile.app(c.req.param("app"));
     const view = service.profile.store.read((tx) => app.view(tx, service.profile.environment));
     return c.json({ name: app.name, title: app.title, text: view.text, data: view.data });
+  });
+
+  // What came due (alarms, reminders) in (since, now] on the profile's clock; a client polls with the last `now` it got.
+  routes.get("/v1/notifications", (c) => {
+    const now = service.profile.environment.now();
+    const since = c.req.query("since");
+    const sinceDate = since === undefined ? new Date(now.getTime() - 60_000) : new Date(since);
+    if (Number.isNaN(sinceDate.getTime())) {
+      throw new ApiError(400, "invalid_request", `since "${since}" is not an instant; send back the "now" of the last answer.`, { param: "since" });
+    }
+    // A client away for long hears of the last day only, not of every alarm since.
+    const from = new Date(Math.max(sinceDate.getTime(), now.getTime() - 86_400_000));
+    const notifications =
+      from.getTime() >= now.getTime()
+        ? []
+        : service.profile.store
+            .read((tx) => service.profile.apps.flatMap((app) => app.due?.(tx, service.profile.environment, from, now) ?? []))
+            .sort((a, b) => a.at.localeCompare(b.at));
+    return c.json({ now: now.toISOString(), notifications });
   });
 
   routes.post("/v1/undo", async (c) => {

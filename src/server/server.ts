@@ -7,7 +7,9 @@ import type { AccessToken } from "./access-token.js";
 import { agentRoutes, type AgentService } from "./agent-routes.js";
 import { ApiError, toApiError } from "./api-error.js";
 import { Admission, openAIRoutes } from "./openai-routes.js";
+import { evalRoutes } from "./eval-routes.js";
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./request-body.js";
+import { defaultWebRoot, webAppRoutes } from "./web-app.js";
 
 export const DEFAULT_HOST = "127.0.0.1";
 export const DEFAULT_PORT = 11435;
@@ -34,6 +36,13 @@ export interface ServerAppOptions {
    * page cannot reach the server by rebinding its own name to 127.0.0.1.
    */
   allowedHostNames?: readonly string[];
+  /**
+   * The built web app to serve at `/` (default: the package's dist/web when
+   * it was built); `false` serves none.
+   */
+  webRoot?: string | false;
+  /** Results files (.jsonl of botpsy eval run) the web app's report view shows. */
+  evalResults?: readonly string[];
 }
 
 export function isLoopbackHost(host: string): boolean {
@@ -55,6 +64,7 @@ export function createServerApp(options: ServerAppOptions): Hono {
     : options.accessToken
       ? undefined
       : isLoopbackHost;
+  const webRoot = options.webRoot === false ? undefined : (options.webRoot ?? defaultWebRoot());
   const app = new Hono();
 
   app.onError((error, c) => {
@@ -73,7 +83,9 @@ export function createServerApp(options: ServerAppOptions): Hono {
       if (!hostAllowed(host)) throw new ApiError(403, "host_not_allowed", `Host "${host}" is not a name of this server; use http://127.0.0.1.`);
     }
     const origin = c.req.header("origin");
-    if (origin !== undefined) {
+    // The web app's own requests carry its origin, which is this server's.
+    const sameOrigin = origin !== undefined && origin === new URL(c.req.url).origin;
+    if (origin !== undefined && !sameOrigin) {
       if (!corsOrigins.has(origin)) {
         throw new ApiError(403, "origin_not_allowed", `Requests from the web origin ${origin} are refused; start the server with --cors-origin ${origin} to allow it.`);
       }
@@ -86,7 +98,9 @@ export function createServerApp(options: ServerAppOptions): Hono {
         return c.body(null, 204);
       }
     }
-    if (options.accessToken && !options.accessToken.accepts(c.req.header("authorization"))) {
+    // The web app's files hold no secret: the page loads without the token and sends it with each API call.
+    const webAppFile = webRoot !== undefined && c.req.method === "GET" && !c.req.path.startsWith("/v1/") && c.req.path !== "/v1";
+    if (options.accessToken && !webAppFile && !options.accessToken.accepts(c.req.header("authorization"))) {
       c.header("WWW-Authenticate", "Bearer");
       throw new ApiError(401, "invalid_api_key", "This server needs its access token: send Authorization: Bearer <token> (botpsy serve --rotate-token makes a new one).");
     }
@@ -95,6 +109,8 @@ export function createServerApp(options: ServerAppOptions): Hono {
 
   app.route("/", openAIRoutes({ model: options.model, limits, loadedAt: Math.floor(Date.now() / 1000), admission: new Admission(options.maxQueuedRequests ?? 64) }));
   if (options.agent) app.route("/", agentRoutes(options.agent, limits));
+  app.route("/", evalRoutes(options.evalResults ?? []));
+  if (webRoot !== undefined) app.route("/", webAppRoutes(webRoot));
   return app;
 }
 

@@ -61,6 +61,8 @@ export const LAYERS: readonly Layer[] = [
     paths: ["src/cli/", "src/server/", "src/peer/", "src/index.ts"],
     mayImport: ["shared", "model", "store", "tools", "policy", "agent", "apps", "testing", "runtime", "eval"],
   },
+  // The web app runs in the browser and knows the server only through HTTP: it imports nothing of src/.
+  { name: "web", paths: ["src/web/"], mayImport: [] },
 ];
 
 export interface ImportEdge {
@@ -138,7 +140,7 @@ export function readModules(directory = "src"): Map<string, string> {
     for (const entry of readdirSync(folder, { withFileTypes: true })) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) visit(path);
-      else if (entry.name.endsWith(".ts")) modules.set(path.replace(/\\/g, "/"), readFileSync(path, "utf8"));
+      else if (entry.name.endsWith(".ts") || entry.name.endsWith(".tsx")) modules.set(path.replace(/\\/g, "/"), readFileSync(path, "utf8"));
     }
   };
   visit(directory);

@@ -185,3 +185,82 @@ describe("agent API, runs in progress", () => {
     expect((JSON.parse(done![1]!) as { outcome: AgentOutcome }).outcome.stopReason).toBe("aborted");
   });
 });
+
+/** The SSE events of a text, with their ids. */
+function parseSse(text: string): { id: number | undefined; event: string; data: unknown }[] {
+  return text
+    .split("\n\n")
+    .filter((block) => block.trim() !== "")
+    .map((block) => {
+      const lines = block.split("\n");
+      const id = lines.find((line) => line.startsWith("id: "))?.slice(4);
+      const event = lines.find((line) => line.startsWith("event: "))?.slice(7) ?? "message";
+      const data = lines
+        .filter((line) => line.startsWith("data: "))
+        .map((line) => line.slice(6))
+        .join("\n");
+      return { id: id === undefined ? undefined : Number(id), event, data: JSON.parse(data) as unknown };
+    });
+}
+
+describe("agent API, reattaching to a run's events", () => {
+  it("a client that left reattaches after the last event id it saw and misses nothing", async () => {
+    const url = await serveAgent([{ toolCalls: [{ name: "set_alarm", arguments: { time: "7:15", label: "Swim" } }], delayMs: 800 }, "Your Swim alarm is set for 7:15."]);
+    const leaving = new AbortController();
+    const response = await fetch(`${url}/v1/agent/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ request: "Set an alarm for 7:15 called Swim" }), signal: leaving.signal });
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes("\n\n")) text += (await reader.read()).value ?? "";
+    const first = parseSse(text.slice(0, text.indexOf("\n\n") + 2))[0]!;
+    expect(first).toMatchObject({ id: 0, event: "run" });
+    const runId = (first.data as { runId: string }).runId;
+    leaving.abort();
+
+    // Reattach with Last-Event-ID, as EventSource does after a drop.
+    const rest = parseSse(await (await fetch(`${url}/v1/agent/runs/${runId}/events`, { headers: { "last-event-id": "0" } })).text());
+    expect(rest.map((event) => event.id)).toEqual(rest.map((_, index) => index + 1));
+    expect(rest.map((event) => event.event)).toEqual(expect.arrayContaining(["tool-call", "tool-result", "done"]));
+    expect((rest.at(-1)!.data as { outcome: AgentOutcome }).outcome).toMatchObject({ stopReason: "answered", answer: "Your Swim alarm is set for 7:15." });
+
+    // A finished run's journal replays from any point: from the start, or after a given id.
+    const all = parseSse(await (await fetch(`${url}/v1/agent/runs/${runId}/events`)).text());
+    expect(all.map((event) => event.id)).toEqual([0, ...rest.map((event) => event.id)]);
+    const tail = parseSse(await (await fetch(`${url}/v1/agent/runs/${runId}/events?after=${rest.at(-2)!.id}`)).text());
+    expect(tail.map((event) => event.event)).toEqual(["done"]);
+    expect((await fetch(`${url}/v1/agent/runs/${runId}/events?after=soon`)).status).toBe(400);
+    expect((await getJson(`${url}/v1/agent/runs/run-nope/events`)).status).toBe(404);
+  });
+
+  it("a resumed run continues its numbering; after a restart its events are gone and its state says what waits", async () => {
+    const send = { toolCalls: [{ name: "send_message", arguments: { to: "Frank", text: "On my way" } }] };
+    let url = await serveAgent([send, "Not sent.", send]);
+    const paused = await fetch(`${url}/v1/agent/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ request: "Text Frank I'm on my way" }) });
+    const pausedEvents = parseSse(await paused.text());
+    const runId = (pausedEvents[0]!.data as { runId: string }).runId;
+    const resumed = parseSse(await (await fetch(`${url}/v1/agent/runs/${runId}/approval`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ decision: "deny" }) })).text());
+    expect(resumed[0]!.id).toBe(pausedEvents.at(-1)!.id! + 1);
+    const whole = parseSse(await (await fetch(`${url}/v1/agent/runs/${runId}/events`)).text());
+    expect(whole.map((event) => event.id)).toEqual(whole.map((_, index) => index));
+    expect(whole.filter((event) => event.event === "done")).toHaveLength(2);
+
+    const second = parseSse(await (await fetch(`${url}/v1/agent/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ request: "Text Frank again" }) })).text());
+    const secondId = (second[0]!.data as { runId: string }).runId;
+    await stop();
+    url = await serveAgent([]);
+    const gone = await fetch(`${url}/v1/agent/runs/${secondId}/events`);
+    expect(gone.status).toBe(404);
+    expect(await gone.json()).toMatchObject({ error: { code: "run_events_gone" } });
+    expect((await getJson(`${url}/v1/agent/runs/${secondId}`)).body).toMatchObject({ status: "awaiting_approval" });
+  });
+});
+
+describe("agent API, notifications", () => {
+  it("tells what came due since the last look, on the profile's clock", async () => {
+    const url = await serveAgent([]);
+    const morning = await getJson(`${url}/v1/notifications?since=2026-12-01T06:00:00Z`);
+    expect(morning.body.now).toBe("2026-12-01T09:00:00.000Z");
+    expect(morning.body.notifications).toEqual([expect.objectContaining({ app: "alarms", message: expect.stringContaining("Wake up") })]);
+    expect((await getJson(`${url}/v1/notifications?since=${morning.body.now as string}`)).body.notifications).toEqual([]);
+    expect((await getJson(`${url}/v1/notifications?since=breakfast`)).status).toBe(400);
+  });
+});

@@ -73,6 +73,9 @@ const run = agent.run("Greet Ana");
 const events = [];
 for await (const event of run) events.push(event.type);
 const outcome = await run.outcome;
+// The installed package serves its own built web app.
+const page = await createServerApp({ model }).request("http://127.0.0.1/", { headers: { host: "127.0.0.1" } });
+const webApp = page.status + " " + page.headers.get("content-type") + " " + (await page.text()).includes('src="app.js"');
 let internal = "reachable";
 try {
   await import("botpsy/dist/src/agent/agent.js");
@@ -86,6 +89,7 @@ console.log(JSON.stringify({
   events,
   profileIsClass: typeof Profile === "function",
   server: typeof createServerApp,
+  webApp,
   internal,
 }));
 profile.close();
@@ -102,6 +106,7 @@ describe("the packed package", () => {
       greetings: ["Ana"],
       profileIsClass: true,
       server: "function",
+      webApp: "200 text/html; charset=utf-8 true",
       internal: "ERR_PACKAGE_PATH_NOT_EXPORTED",
     });
     expect(result.events).toEqual(expect.arrayContaining(["tool-call", "tool-result", "done"]));

@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import type { Command } from "commander";
 import { Profile } from "../../apps/profile.js";
 import { botpsyHome } from "../../config.js";
@@ -5,6 +6,7 @@ import { InvalidInputError } from "../../errors.js";
 import { createChatModel } from "../../model/resolve.js";
 import { AccessToken, accessTokenPath } from "../../server/access-token.js";
 import { createAgentService } from "../../server/agent-routes.js";
+import { defaultWebRoot } from "../../server/web-app.js";
 import { DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost, startServer } from "../../server/server.js";
 import { parseMaxSteps, parseThreads } from "./run.js";
 
@@ -19,6 +21,7 @@ interface ServeCommandOptions {
   corsOrigin?: string[];
   maxBody?: string;
   requestTimeout?: string;
+  evalResults?: string[];
 }
 
 function parseWhole(name: string, value: string | undefined, minimum: number, maximum: number): number | undefined {
@@ -44,6 +47,7 @@ export function registerServeCommand(program: Command): void {
     .option("--cors-origin <origin...>", "web origins allowed to call the API from a browser (default: none)")
     .option("--max-body <bytes>", "largest request body accepted (default 1048576)")
     .option("--request-timeout <seconds>", "longest a request may take (default 300)")
+    .option("--eval-results <files...>", "results files of botpsy eval run that the web app's Reports screen draws")
     .action(async (options: ServeCommandOptions) => {
       const port = parseWhole("port", options.port, 0, 65_535)!;
       const threads = parseThreads(options.threads);
@@ -84,6 +88,7 @@ export function registerServeCommand(program: Command): void {
           agent: createAgentService(profile, model, maxSteps !== undefined ? { maxSteps } : {}),
           ...(accessToken ? { accessToken } : {}),
           corsOrigins: options.corsOrigin ?? [],
+          evalResults: (options.evalResults ?? []).map((file) => resolve(file)),
           limits: { ...(bodyBytes !== undefined ? { bodyBytes } : {}), ...(timeoutSeconds !== undefined ? { requestTimeoutMs: timeoutSeconds * 1000 } : {}) },
         });
       } catch (error) {
@@ -91,7 +96,7 @@ export function registerServeCommand(program: Command): void {
         profile.close();
         throw error;
       }
-      process.stdout.write(`botpsy serves ${model.id} (profile ${profile.name}) at ${server.url}/v1${accessToken ? " (access token required)" : ""}\n`);
+      process.stdout.write(`botpsy serves ${model.id} (profile ${profile.name}) at ${server.url}/v1${accessToken ? " (access token required)" : ""}\n${defaultWebRoot() ? `Web app: ${server.url}/\n` : ""}`);
       await new Promise<void>((resolve) => {
         const stop = (): void => {
           process.removeListener("SIGINT", stop);
