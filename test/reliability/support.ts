@@ -82,6 +82,9 @@ export interface ProfileFindings {
   auditOk: boolean;
   auditProblem: string | undefined;
   auditEntries: number;
+  auditResults: number;
+  /** The errors of calls in the audit log, as "tool: code". */
+  auditErrors: string[];
 }
 
 type RecordKey = string;
@@ -178,6 +181,11 @@ export function inspectProfile(databasePath: string, seedRecords: Map<RecordKey,
       auditOk: verification.ok,
       auditProblem: verification.problem,
       auditEntries: verification.checked,
+      auditResults: audit.entries().filter((entry) => entry.kind === "result").length,
+      auditErrors: audit
+        .entries()
+        .filter((entry) => entry.kind === "error")
+        .map((entry) => `${entry.tool}: ${(entry.data as { error?: { code?: string } }).error?.code}`),
     };
   } finally {
     profile.close();
