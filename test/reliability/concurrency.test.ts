@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Profile } from "../../src/apps/profile.js";
 import { makeTempDir } from "../support/temp-dir.js";
-import { bundleWorker, CLOCK, inspectProfile, snapshotRecords, startWorker, ZONE } from "./support.js";
+import { bundleWorker, CLOCK, WORKER_APPS, inspectProfile, snapshotRecords, startWorker, ZONE } from "./support.js";
 
 const RUNS = 12;
 
@@ -15,7 +15,7 @@ afterAll(() => worker?.remove());
 describe("two processes on one profile", () => {
   it(`both open a new profile at once, each does ${RUNS} writing runs, and every run succeeds with an intact audit log`, async () => {
     // The demo seed on a fixed clock is the same in every profile: the state the journal starts from.
-    const reference = Profile.open({ databasePath: ":memory:", seed: "demo", clock: CLOCK, timeZone: ZONE });
+    const reference = Profile.open({ databasePath: ":memory:", seed: "demo", clock: CLOCK, timeZone: ZONE, apps: WORKER_APPS() });
     const seedRecords = snapshotRecords(reference);
     reference.close();
 

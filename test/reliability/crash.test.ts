@@ -3,7 +3,7 @@ import { basename, dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Profile } from "../../src/apps/profile.js";
 import { makeTempDir } from "../support/temp-dir.js";
-import { bundleWorker, CLOCK, inspectProfile, seededRandom, snapshotRecords, startWorker, ZONE } from "./support.js";
+import { bundleWorker, CLOCK, WORKER_APPS, inspectProfile, seededRandom, snapshotRecords, startWorker, ZONE } from "./support.js";
 
 const KILLS = Number(process.env.BOTPSY_CRASH_KILLS ?? 22);
 const SEED = Number(process.env.BOTPSY_CRASH_SEED ?? 20261201);
@@ -18,7 +18,7 @@ describe("crash safety of the agent's side effects", () => {
   it(`SIGKILLed ${KILLS} times at random moments, the profile never holds half an action, an unjournaled file or an unaudited action`, async () => {
     const folder = makeTempDir("botpsy-crash-");
     const databasePath = join(folder, "profile.db");
-    const fresh = Profile.open({ databasePath, seed: "demo", clock: CLOCK, timeZone: ZONE });
+    const fresh = Profile.open({ databasePath, seed: "demo", clock: CLOCK, timeZone: ZONE, apps: WORKER_APPS() });
     const seedRecords = snapshotRecords(fresh);
     const root = fresh.environment.filesDirectory!;
     fresh.close();
@@ -29,7 +29,7 @@ describe("crash safety of the agent's side effects", () => {
     for (let kill = 1; kill <= KILLS; kill++) {
       const run = startWorker(worker.path, databasePath, kill * 1000);
       await run.ready;
-      const delayMs = Math.round(random() * 1000);
+      const delayMs = Math.round(random() * 700);
       await new Promise((resolvePromise) => setTimeout(resolvePromise, delayMs));
       run.child.kill("SIGKILL");
       const ended = await run.done;

@@ -4,6 +4,9 @@ import { basename, dirname, join, resolve } from "node:path";
 import { build } from "esbuild";
 import { Profile } from "../../src/apps/profile.js";
 import { AuditLog } from "../../src/policy/audit.js";
+import { WORKER_APPS } from "./fixtures/worker-apps.js";
+
+export { WORKER_APPS };
 
 export const CLOCK = "2026-12-01T09:00:00Z";
 export const ZONE = "Europe/Lisbon";
@@ -113,7 +116,7 @@ function walkAll(root: string, relative = "", into: { path: string; folder: bool
  * by a committed journal entry.
  */
 export function inspectProfile(databasePath: string, seedRecords: Map<RecordKey, string>, workerFolder = "crash"): ProfileFindings {
-  const profile = Profile.open({ databasePath, clock: CLOCK, timeZone: ZONE });
+  const profile = Profile.open({ databasePath, clock: CLOCK, timeZone: ZONE, apps: WORKER_APPS() });
   try {
     const db = profile.store.db;
     const integrity = db.pragma("integrity_check", { simple: true }) as string;
