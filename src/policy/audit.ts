@@ -124,6 +124,8 @@ export function auditHeadPath(databasePath: string): string {
 
 // A throwaway (":memory:") store keeps its key and head in memory, shared by every log over it.
 const memoryChains = new WeakMap<Store, { key: Buffer; head?: HeadRecord }>();
+// The calls whose result was written with their action, per store: one hook a store, however many logs (safety layers) use it.
+const committedResultsOf = new WeakMap<Store, Set<string>>();
 
 /**
  * An append-only, keyed, hash-chained log in the profile's store. Every entry
@@ -136,7 +138,6 @@ const memoryChains = new WeakMap<Store, { key: Buffer; head?: HeadRecord }>();
 export class AuditLog {
   private readonly store: Store;
   private readonly key: Buffer;
-  private readonly committedResults = new Set<string>();
   /** Set when this open re-keyed an older unkeyed chain (or found it broken): say so to the user. */
   readonly notice: string | undefined;
 
@@ -164,10 +165,13 @@ export class AuditLog {
    * Write the "result" entry of every action inside the action's own
    * transaction: the action, its journal and its audit entry are one commit.
    * The result formatter then skips the entry already written (see
-   * `takeCommittedResult`). Returns a function that stops it.
+   * `takeCommittedResult`). Installed once per store, whichever log asks first.
    */
-  recordActionResults(): () => void {
-    return this.store.onActionCommitting(({ info, actionId, value, transaction }) => {
+  recordActionResults(): void {
+    if (committedResultsOf.has(this.store)) return;
+    const committedResults = new Set<string>();
+    committedResultsOf.set(this.store, committedResults);
+    this.store.onActionCommitting(({ info, actionId, value, transaction }) => {
       const entry = this.insert({
         kind: "result",
         sessionId: info.sessionId,
@@ -177,13 +181,13 @@ export class AuditLog {
         data: { status: "ok", result: truncateJson(value), actionId: actionId ?? null },
       });
       transaction.onCommit(() => this.advanceHead(entry));
-      if (info.runId !== undefined && info.callId !== undefined) this.committedResults.add(`${info.runId}\u0000${info.callId}`);
+      if (info.runId !== undefined && info.callId !== undefined) committedResults.add(`${info.runId}\u0000${info.callId}`);
     });
   }
 
   /** Whether the result of this call was already written with its action (then it is not written again). */
   takeCommittedResult(runId: string, callId: string): boolean {
-    return this.committedResults.delete(`${runId}\u0000${callId}`);
+    return committedResultsOf.get(this.store)?.delete(`${runId}\u0000${callId}`) ?? false;
   }
 
   /** Entries in order; `since` keeps those at or after that instant. */
