@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { BotpsyError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import { canonicalJson, migratePolicyTables } from "./schema.js";
@@ -334,6 +334,13 @@ export class AuditLog {
       return { key: read(), created: false };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+    // A head without its key: the log was keyed, and a new key would quietly start another chain.
+    if (existsSync(auditHeadPath(this.store.path))) {
+      throw new AuditError(
+        "audit_key_missing",
+        `The audit key ${path} is missing, though the log was keyed with it (its head ${auditHeadPath(this.store.path)} is there). Restore the key from the profile's backup; without it the log cannot be verified or continued.`,
+      );
     }
     const key = randomBytes(32);
     try {

@@ -143,6 +143,13 @@ describe("keyed audit chain", () => {
     store.close();
   });
 
+  it("refuses to start a new key when the log's key is gone but its head is there", () => {
+    const { store, path } = filledLog(2);
+    unlinkSync(auditKeyPath(path));
+    expect(() => new AuditLog(store)).toThrow(expect.objectContaining({ code: "audit_key_missing" }));
+    expect(existsSync(auditKeyPath(path))).toBe(false);
+  });
+
   it("says clearly that the audit table is missing", () => {
     const { store } = filledLog(1);
     store.db.exec("DROP TABLE policy_audit");
