@@ -38,8 +38,8 @@ export interface WorkerRun {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; runs: string[]; stderr: string }>;
 }
 
-export function startWorker(bundle: string, databasePath: string, first: number, runs?: number): WorkerRun {
-  const args = [bundle, databasePath, String(first), ...(runs === undefined ? [] : [String(runs)])];
+export function startWorker(bundle: string, databasePath: string, first: number, runs?: number, mode?: "heavy"): WorkerRun {
+  const args = [bundle, databasePath, String(first), runs === undefined ? "forever" : String(runs), ...(mode === undefined ? [] : [mode])];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   const runsDone: string[] = [];
   let stderr = "";

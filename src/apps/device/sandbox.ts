@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import {
   closeSync,
   existsSync,
@@ -56,9 +56,22 @@ export interface FileChangePayload {
   intent?: string;
 }
 
-/** What is written ahead of a file change: the change, and the temporary file it writes first. */
-interface FileIntent extends FileChangePayload {
+/**
+ * What is written ahead of a file change: what to put back (`before`), how to
+ * recognise the new content (its sha256, not the content: the intent stays
+ * small), and the temporary file it writes first.
+ */
+interface FileIntent {
+  path: string;
+  folder?: boolean;
+  before: string | null;
+  /** sha256 (hex) of the content after; null when the change removes it. For a folder: "" when made. */
+  afterDigest: string | null;
   temporary?: string;
+}
+
+function digestOf(content: Buffer | null): string | null {
+  return content === null ? null : createHash("sha256").update(content).digest("hex");
 }
 
 const temporarySandboxes = new Set<string>();
@@ -189,9 +202,11 @@ function rollBackIntent(root: string, intent: FileIntent): void {
     return;
   }
   const current = currentContent(absolute);
+  // Not (or no longer) what the action wrote: never reached the disk, or changed since by something else. Leave it.
+  if (digestOf(current) !== intent.afterDigest) return;
   const currentText = current === null ? null : current.toString("base64");
-  // Changed since by something else: leave it.
-  if (currentText !== intent.after || currentText === intent.before) return;
+  // Already as it was before (the change wrote what was there).
+  if (currentText === intent.before) return;
   if (intent.before === null) unlinkSync(absolute);
   else {
     mkdirSync(dirname(absolute), { recursive: true });
@@ -331,7 +346,7 @@ export function writeSandboxFile(
     after: content === null ? null : content.toString("base64"),
   };
   const temporary = `.${basename(path.absolute)}.${randomBytes(6).toString("hex")}.botpsy.tmp`;
-  const intent = writeIntent(context.store, { ...change, temporary });
+  const intent = writeIntent(context.store, { path: change.path, before: change.before, afterDigest: digestOf(content), temporary });
   context.store.recordExternal({ kind: FILE_CHANGE_KIND, payload: { ...change, intent } satisfies FileChangePayload });
   if (content === null) {
     if (before !== null) unlinkSync(path.absolute);
@@ -347,7 +362,7 @@ export function ensureFolder(context: { store: StoreTransaction; dryRun: boolean
   if (context.dryRun) return;
   const root = realpathSync(sandboxRoot(context.store));
   const change: FileChangePayload = { path: relative(root, absolute).split(sep).join("/"), folder: true, before: null, after: "" };
-  const intent = writeIntent(context.store, change);
+  const intent = writeIntent(context.store, { path: change.path, folder: true, before: null, afterDigest: "" });
   context.store.recordExternal({ kind: FILE_CHANGE_KIND, payload: { ...change, intent } satisfies FileChangePayload });
   mkdirSync(absolute);
 }
@@ -356,7 +371,7 @@ export function ensureFolder(context: { store: StoreTransaction; dryRun: boolean
 export function removeFolder(context: { store: StoreTransaction; dryRun: boolean }, path: SandboxPath): void {
   if (context.dryRun) return;
   const change: FileChangePayload = { path: path.relative, folder: true, before: "", after: null };
-  const intent = writeIntent(context.store, change);
+  const intent = writeIntent(context.store, { path: change.path, folder: true, before: "", afterDigest: null });
   context.store.recordExternal({ kind: FILE_CHANGE_KIND, payload: { ...change, intent } satisfies FileChangePayload });
   rmdirSync(path.absolute);
 }
