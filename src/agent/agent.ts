@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { BotpsyError, errorMessage, InvalidInputError } from "../errors.js";
+import { boundCallArguments } from "../model/argument-bounds.js";
 import { addUsage, type ChatMessage, type ChatModel, type ToolCall, type GenerateOptions, type GenerateResult, type ToolChoice, type ToolSpec } from "../model/types.js";
 import { formatToolResultAsData } from "../policy/result-format.js";
 import type { PermissionGate, ToolOutcome, ToolResultFormatter } from "../policy/types.js";
@@ -309,7 +310,7 @@ export class Agent {
         }
         flush();
 
-        const calls = uniqueCallIds(reply.toolCalls, state.turnMessages, step);
+        const calls = uniqueCallIds(reply.toolCalls.map(boundCallArguments), state.turnMessages, step);
         state.turnMessages.push({ role: "assistant", content: reply.text, toolCalls: calls });
         if (reachedStepLimit(state, step)) {
           const error = skipCallsAtStepLimit(state, calls, step, this.toolbox, this.formatToolResult);

@@ -14,6 +14,9 @@ export interface CallEnvironment {
   sessionId: string;
   /** The run's signal: aborting it stops every call in flight. */
   signal: AbortSignal;
+  /** The run and the call, given to the action so its audit entry commits with it. */
+  runId?: string;
+  callId?: string;
 }
 
 class DeadlineExceeded extends Error {}
@@ -33,7 +36,8 @@ export async function executeCall(tool: Tool, args: unknown, environment: CallEn
         return environment.profile.store.read((store) => tool.run(parsed, contextFor(environment, store, signal, false)));
       }
       const bounded: Tool = { ...tool, run: (parsed, context) => untilAborted(() => tool.run(parsed, context), context.signal) };
-      return environment.profile.runTool(bounded, args, { signal, sessionId: environment.sessionId }).then((outcome) => outcome.value);
+      const { sessionId, runId, callId } = environment;
+      return environment.profile.runTool(bounded, args, { signal, sessionId, runId, callId }).then((outcome) => outcome.value);
     });
     return { status: "ok", value };
   } catch (error) {

@@ -1,4 +1,5 @@
 import { errorMessage } from "../errors.js";
+import { argumentBoundsProblem } from "../model/argument-bounds.js";
 import type { ChatMessage, ToolCall } from "../model/types.js";
 import type { GateInput, GateVerdict, PermissionGate } from "../policy/types.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
@@ -61,6 +62,12 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
   const plans: CallPlan[] = [];
   const { profile } = context.environment;
   for (const [index, written] of calls.entries()) {
+    // Bounded first: everything after this walks the arguments.
+    const outOfBounds = argumentBoundsProblem(written.arguments);
+    if (outOfBounds !== undefined) {
+      plans.push({ kind: "resolved", call: written, outcome: { status: "error", error: { code: "invalid_arguments", message: outOfBounds } } });
+      continue;
+    }
     // A day or time that contradicts the request's own words is corrected, or sent back to the model.
     const grounding = groundCallDates(written, state.request, { now: profile.environment.now(), timeZone: profile.environment.timeZone });
     const call = grounding.call;

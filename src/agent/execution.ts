@@ -55,7 +55,7 @@ export async function executePlans(state: RunState, plans: readonly CallPlan[], 
     const tool = toolbox.get(call.name);
     const begun = performance.now();
     const outcome: ToolOutcome = tool
-      ? await executeCall(tool, call.arguments, environment)
+      ? await executeCall(tool, call.arguments, { ...environment, runId: state.runId, callId: call.id })
       : { status: "error", error: { code: "unknown_tool", message: unknownToolMessage(toolbox, call.name) } };
     settle(index, tool, call, outcome, Math.round(performance.now() - begun));
   };

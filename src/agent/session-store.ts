@@ -77,7 +77,8 @@ export class AgentSessionStore {
 
   appendTurn(sessionId: string, runId: string, stopReason: AgentStopReason, messages: ChatMessage[]): void {
     const now = new Date().toISOString();
-    this.store.db.transaction(() => {
+    // Immediate: a read-then-write transaction must hold the write lock from the start when another process writes too.
+    this.store.immediate(() => {
       const row = this.store.db.prepare("SELECT COALESCE(MAX(turn_index), -1) AS last FROM agent_turns WHERE session_id = ?").get(sessionId) as {
         last: number;
       };
@@ -85,7 +86,7 @@ export class AgentSessionStore {
         .prepare("INSERT INTO agent_turns (session_id, turn_index, run_id, stop_reason, messages, created_at) VALUES (?, ?, ?, ?, ?, ?)")
         .run(sessionId, row.last + 1, runId, stopReason, JSON.stringify(messages), now);
       this.store.db.prepare("UPDATE agent_sessions SET updated_at = ? WHERE id = ?").run(now, sessionId);
-    })();
+    });
   }
 
   listSessions(limit = 20): SessionSummary[] {

@@ -16,5 +16,5 @@ export interface AgentWorld {
   /** Every tool the world offers (the default ToolBox holds them all). */
   tools(): Tool[];
   /** Run one call that may change state as one journaled, undoable action. */
-  runTool(tool: Tool, args: unknown, options: { signal?: AbortSignal; sessionId?: string }): Promise<{ value: unknown }>;
+  runTool(tool: Tool, args: unknown, options: { signal?: AbortSignal; sessionId?: string; runId?: string; callId?: string }): Promise<{ value: unknown }>;
 }

@@ -51,9 +51,15 @@ export class Profile {
       throw new InvalidInputError(`Profile name "${name}" is not usable: use letters, digits, "-" and "_" (at most 64).`);
     }
     const databasePath = options.databasePath ?? profileDatabasePath(name, home);
+    // An unreadable or empty file is refused here (store_unreadable), never replaced by a new profile.
     const store = Store.open(databasePath);
     const apps = options.apps ?? builtInApps();
-    for (const app of apps) if (app.migrations) store.migrate(`app:${app.name}`, app.migrations);
+    try {
+      for (const app of apps) if (app.migrations) store.migrate(`app:${app.name}`, app.migrations);
+    } catch (error) {
+      store.close();
+      throw error;
+    }
 
     if (options.clock !== undefined) {
       if (Number.isNaN(Date.parse(options.clock))) {
@@ -96,13 +102,15 @@ export class Profile {
   }
 
   private seed(kind: "demo" | "empty"): void {
-    this.store.db.transaction(() => {
+    // Under the write lock, checked again: two first opens of one profile seed it once.
+    this.store.immediate(() => {
+      if (this.store.getMeta("seeded") !== undefined) return;
       if (kind === "demo") {
         const tx = this.store.read((transaction) => transaction);
         for (const app of this.apps) app.seed?.(tx, this.environment);
       }
       this.store.setMeta("seeded", kind);
-    })();
+    });
   }
 
   /** Every tool of every loaded app, each tagged with its app. */
@@ -128,11 +136,11 @@ export class Profile {
   async runTool(
     tool: Tool,
     args: unknown,
-    options: { signal?: AbortSignal; sessionId?: string; dryRun?: boolean } = {},
+    options: { signal?: AbortSignal; sessionId?: string; dryRun?: boolean; runId?: string; callId?: string } = {},
   ): Promise<{ value: unknown; changes: number; actionId: number | undefined }> {
     const parsed = tool.input.parse(args);
     const outcome = await this.store.action(
-      { tool: tool.name, args, sessionId: options.sessionId },
+      { tool: tool.name, args, sessionId: options.sessionId, runId: options.runId, callId: options.callId },
       (store) => {
         const context: ToolContext = {
           signal: options.signal ?? new AbortController().signal,

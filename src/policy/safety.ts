@@ -95,6 +95,8 @@ export function createSafetyLayer(source: SafetySource, options: SafetyLayerOpti
   const policy = options.policy ?? Policy.load(policyPath(source.environment.home));
   const approvals = new ApprovalStore(source.store);
   const audit = new AuditLog(source.store);
+  // A result of a call that changed state is written inside its action's transaction: one commit.
+  if (auditing) audit.recordActionResults();
   const guard = options.guard ?? new RuleBasedGuard();
   const contacts = options.contacts ?? new StoreContactDirectory(source.store);
   const taint = new TaintStore(source.store);
@@ -154,7 +156,7 @@ export function createSafetyLayer(source: SafetySource, options: SafetyLayerOpti
   };
 
   const formatToolResult: ToolResultFormatter = (tool, outcome, call, run: RunContext) => {
-    if (auditing) {
+    if (auditing && !(outcome.status === "ok" && audit.takeCommittedResult(run.runId, call.id))) {
       audit.append({
         kind: outcome.status === "ok" ? "result" : "error",
         sessionId: run.sessionId,

@@ -1,3 +1,4 @@
+import { exclusiveTransaction } from "./busy.js";
 import { StoreError, type DatabaseHandle, type Migration } from "./types.js";
 
 /** The store's own tables: records, counters, meta and the action journal. */
@@ -30,25 +31,35 @@ export function schemaVersion(db: DatabaseHandle, owner: string): number {
 
 /**
  * Apply the migrations of `owner` that have not run yet, each in its own
- * transaction, recording the version reached. `path` names the database in errors.
+ * transaction under an exclusive lock, recording the version reached: a
+ * second process opening the same new profile waits, then finds the tables
+ * made (the version is read again inside the lock). `path` names the
+ * database in errors.
  */
 export function migrate(db: DatabaseHandle, path: string, owner: string, migrations: readonly Migration[]): void {
-  const current = schemaVersion(db, owner);
-  if (current > migrations.length) {
-    throw new StoreError(
-      "store_too_new",
-      `The database ${path} has ${owner} schema version ${current}, newer than this botpsy knows (${migrations.length}). Update botpsy.`,
-    );
-  }
-  for (let version = current + 1; version <= migrations.length; version++) {
-    const migration = migrations[version - 1]!;
-    db.transaction(() => {
+  const check = (current: number): void => {
+    if (current > migrations.length) {
+      throw new StoreError(
+        "store_too_new",
+        `The database ${path} has ${owner} schema version ${current}, newer than this botpsy knows (${migrations.length}). Update botpsy.`,
+      );
+    }
+  };
+  check(schemaVersion(db, owner));
+  // Most opens find nothing to do and take no lock.
+  while (schemaVersion(db, owner) < migrations.length) {
+    exclusiveTransaction(db, path, () => {
+      const current = schemaVersion(db, owner);
+      check(current);
+      if (current >= migrations.length) return;
+      const version = current + 1;
+      const migration = migrations[version - 1]!;
       if (typeof migration === "string") db.exec(migration);
       else migration(db);
       db.prepare("INSERT INTO schema_versions (owner, version) VALUES (?, ?) ON CONFLICT(owner) DO UPDATE SET version = excluded.version").run(
         owner,
         version,
       );
-    })();
+    });
   }
 }

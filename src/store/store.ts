@@ -1,3 +1,4 @@
+import { immediateTransaction, retryWhileBusy } from "./busy.js";
 import { readHistory, journalAction, type HistoryOptions } from "./journal.js";
 import { CORE_MIGRATIONS, migrate, schemaVersion } from "./migrate.js";
 import { openDatabase } from "./open.js";
@@ -7,6 +8,7 @@ import {
   StoreError,
   type ActionInfo,
   type ActionRecord,
+  type ActionCommitHook,
   type Change,
   type DatabaseHandle,
   type Migration,
@@ -32,6 +34,7 @@ export class Store {
   readonly db: DatabaseHandle;
   readonly path: string;
   private readonly undoRegistry = new UndoRegistry();
+  private readonly commitHooks: ActionCommitHook[] = [];
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -73,6 +76,29 @@ export class Store {
     this.undoRegistry.onRecordsRestored(app, listener);
   }
 
+  /**
+   * Write more inside every action's transaction, just before it commits
+   * (the audit log's "result" entry): the action and what is written here
+   * are one commit, so a crash keeps both or neither. A hook that throws
+   * fails the action.
+   */
+  onActionCommitting(hook: ActionCommitHook): () => void {
+    this.commitHooks.push(hook);
+    return () => {
+      const index = this.commitHooks.indexOf(hook);
+      if (index >= 0) this.commitHooks.splice(index, 1);
+    };
+  }
+
+  /**
+   * Run synchronous writes as one IMMEDIATE transaction (the write lock taken
+   * at the start, waited for and retried when another process holds it).
+   * Inside an open transaction it is a savepoint of it.
+   */
+  immediate<T>(work: () => T): T {
+    return immediateTransaction(this.db, this.path, work);
+  }
+
   getMeta(key: string): string | undefined {
     return readMeta(this.db, key);
   }
@@ -100,7 +126,9 @@ export class Store {
     return this.enqueue(async () => {
       this.assertOpen();
       const tx = new JournaledTransaction(this.db);
-      this.db.exec("BEGIN IMMEDIATE");
+      // The write lock is taken at the start (waited for, then retried): a deferred transaction
+      // that upgrades to writing while another process writes fails half way.
+      retryWhileBusy(this.path, () => this.db.exec("BEGIN IMMEDIATE"));
       let value: T;
       try {
         value = await fn(tx);
@@ -115,6 +143,7 @@ export class Store {
       let actionId: number | undefined;
       try {
         if (tx.changes.length > 0 || tx.externalChanges.length > 0) actionId = journalAction(this.db, info, tx);
+        for (const hook of this.commitHooks) hook({ info, actionId, value, transaction: tx });
         this.db.exec("COMMIT");
       } catch (error) {
         if (this.db.inTransaction) this.db.exec("ROLLBACK");

@@ -29,7 +29,20 @@ export interface ActionInfo {
   tool: string;
   args: unknown;
   sessionId?: string;
+  /** The agent run and the call this action carries out, when an agent made it. */
+  runId?: string;
+  callId?: string;
 }
+
+/** What a commit hook learns of an action about to commit; `actionId` is undefined when it changed nothing. */
+export interface CommittingAction {
+  info: ActionInfo;
+  actionId: number | undefined;
+  value: unknown;
+  transaction: StoreTransaction;
+}
+
+export type ActionCommitHook = (action: CommittingAction) => void;
 
 export interface ActionRecord {
   id: number;

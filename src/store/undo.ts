@@ -1,3 +1,4 @@
+import { immediateTransaction } from "./busy.js";
 import { deleteRecord, readRecordData, writeRecord } from "./records.js";
 import type { JournaledTransaction } from "./transaction.js";
 import {
@@ -93,7 +94,7 @@ export class UndoRegistry {
    */
   undoAction(db: DatabaseHandle, action: ActionRecord): RestoredRecord[] {
     const restored: RestoredRecord[] = [];
-    db.transaction(() => {
+    immediateTransaction(db, db.name, () => {
       const entries = db
         .prepare("SELECT app, collection, record_id, before, after, external_kind, external_payload FROM action_changes WHERE action_id = ? ORDER BY seq DESC")
         .all(action.id) as JournalEntry[];
@@ -125,7 +126,7 @@ export class UndoRegistry {
         });
       }
       db.prepare("UPDATE actions SET undone = 1 WHERE id = ?").run(action.id);
-    })();
+    });
     return restored;
   }
 

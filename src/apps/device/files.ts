@@ -54,7 +54,8 @@ function walk(absoluteRoot: string, relativeFolder: string, limit: number, into:
     if (isHidden(name)) continue;
     const relative = relativeFolder === "" ? name : `${relativeFolder}/${name}`;
     const stats = lstatSync(join(absolute, name));
-    if (stats.isSymbolicLink()) continue;
+    // A link (symbolic, or hard: another name of a file perhaps outside) is never searched.
+    if (stats.isSymbolicLink() || (stats.isFile() && stats.nlink > 1)) continue;
     if (stats.isDirectory()) walk(absoluteRoot, relative, limit, into);
     else into.push(relative);
   }

@@ -19,17 +19,21 @@ function summary(entry: AuditEntry): string {
       return `undone${tool} (action #${String(data.actionId)})`;
     case "guard":
       return `guard${tool}: ${JSON.stringify(data.findings ?? data)}`;
+    case "chain":
+      return data.event === "rekeyed"
+        ? `the log's ${String(data.entries)} earlier entries verified intact and were re-keyed`
+        : `the log's ${String(data.entries)} earlier, unkeyed entries do not verify (${String(data.problem)}); kept unkeyed`;
   }
 }
 
 export function registerAuditCommand(program: Command): void {
   program
     .command("audit")
-    .description("Print the audit log of calls, decisions, results and undos; --verify checks its hash chain")
+    .description("Print the audit log of calls, decisions, results and undos; --verify checks its keyed chain and its head")
     .option("--since <date>", "only entries at or after this date (ISO 8601, e.g. 2026-12-01)")
     .option("--session <id>", "only entries of this session")
     .option("--limit <n>", "at most this many entries")
-    .option("--verify", "check that no entry was changed, inserted or removed")
+    .option("--verify", "check that no entry was changed, inserted, forged or removed (exit code 1 when one was)")
     .option("--json", "print JSON")
     .action((options: { since?: string; session?: string; limit?: string; verify?: boolean; json?: boolean }) => {
       let since: Date | undefined;
@@ -42,11 +46,15 @@ export function registerAuditCommand(program: Command): void {
       const profile = Profile.open();
       try {
         const audit = new AuditLog(profile.store);
+        if (audit.notice !== undefined) process.stderr.write(`${audit.notice}\n`);
         if (options.verify) {
           const verification = audit.verify();
           if (options.json) process.stdout.write(`${JSON.stringify(verification, null, 2)}\n`);
           else if (verification.ok) process.stdout.write(`The audit log is intact: ${verification.checked} entries chain correctly.\n`);
-          else process.stdout.write(`The audit log was tampered with: ${verification.problem}. ${verification.checked} entries before it are intact.\n`);
+          else {
+            const intact = verification.brokenAt === undefined ? `${verification.checked} entries chain correctly` : `${verification.brokenAt - 1} entries before it are intact`;
+            process.stdout.write(`The audit log was tampered with: ${verification.problem}. ${intact}.\n`);
+          }
           if (!verification.ok) process.exitCode = 1;
           return;
         }
