@@ -93,9 +93,12 @@ export class TaintStore {
       "INSERT INTO policy_taint (value, kind, argument, tool, source, session_id, run_id, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
     );
     const at = (context.at ?? new Date()).toISOString();
-    for (const finding of findings) {
-      insert.run(finding.value, finding.kind, finding.argument, context.tool, finding.origin.source, context.sessionId ?? null, context.runId ?? null, at);
-    }
+    // One write transaction with the lock taken up front: another process on the profile waits instead of failing.
+    this.store.immediate(() => {
+      for (const finding of findings) {
+        insert.run(finding.value, finding.kind, finding.argument, context.tool, finding.origin.source, context.sessionId ?? null, context.runId ?? null, at);
+      }
+    });
   }
 
   all(): StoredTaint[] {
