@@ -13,7 +13,7 @@ export interface OffloadingModelOptions {
   measurePrompt: (request: GenerateRequest) => number;
   lenderName: string;
   /** Opens the link to the lender (called on the first turn that may go there, again after a drop once `retryAfterMs` passed). */
-  connect: () => Promise<PeerClient>;
+  connect: () => Promise<{ client: PeerClient; info: LenderModelInfo }>;
   /** "always": every turn goes to the lender while it answers; "auto": the offload rule decides. */
   mode: "always" | "auto";
   rule?: OffloadRule;
@@ -91,8 +91,10 @@ export class OffloadingModel implements ChatModel {
     try {
       if (this.client === undefined || this.client.closed) {
         await this.client?.close();
-        this.client = await this.options.connect();
-        this.lenderInfo = await this.client.info();
+        this.client = undefined;
+        const opened = await this.options.connect();
+        this.client = opened.client;
+        this.lenderInfo = opened.info;
       }
     } catch (error) {
       this.markDown();

@@ -65,30 +65,45 @@ export class PeerClient {
 
   static async connect(options: PeerConnectOptions): Promise<PeerClient> {
     const dht = createDhtNode(options.network);
-    const socket = dht.connect(Buffer.from(options.publicKey, "hex"), { keyPair: options.book.keyPair });
     const timeoutMs = options.connectTimeoutMs ?? 10_000;
+    const deadline = Date.now() + timeoutMs;
     try {
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new PeerUnavailableError("peer_unreachable", `The lender did not answer within ${timeoutMs} ms. Check that botpsy peer serve runs there, with the same bootstrap.`)), timeoutMs);
-        socket.once("open", () => {
-          clearTimeout(timer);
-          resolve();
-        });
-        socket.once("error", (error: Error) => {
-          clearTimeout(timer);
-          reject(new PeerUnavailableError("peer_unreachable", `Cannot reach the lender (${error.message}). Check that botpsy peer serve runs there and that this device is paired.`, { cause: error }));
-        });
-        socket.once("close", () => {
-          clearTimeout(timer);
-          reject(new PeerUnavailableError("peer_refused", "The lender closed the link before it opened: this device is not (or no longer) paired there."));
-        });
-      });
+      await dht.fullyBootstrapped();
+      while (true) {
+        const socket = dht.connect(Buffer.from(options.publicKey, "hex"), { keyPair: options.book.keyPair });
+        try {
+          await opened(socket, Math.max(1, deadline - Date.now()), timeoutMs);
+          return new PeerClient(dht, socket);
+        } catch (error) {
+          socket.destroy();
+          // A lender that just started may not be findable yet: its announcement is still spreading.
+          const notFound = (error as { cause?: { code?: string } }).cause?.code === "PEER_NOT_FOUND";
+          if (!notFound || Date.now() + 500 >= deadline) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+      }
     } catch (error) {
-      socket.destroy();
       await dht.destroy();
       throw error;
     }
-    return new PeerClient(dht, socket);
+  }
+
+  /**
+   * Connects and makes a first request (`pair`, `info`). A link that closes
+   * before that first reply (a lender that has just started can drop its
+   * first links while its DHT node settles) is opened again, up to
+   * `attempts` times in all; any other failure is final.
+   */
+  static async connectAnd<T>(options: PeerConnectOptions, first: (client: PeerClient) => Promise<T>, attempts = 3): Promise<{ client: PeerClient; value: T }> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await PeerClient.connect(options);
+      try {
+        return { client, value: await first(client) };
+      } catch (error) {
+        await client.close();
+        if (!(error instanceof PeerUnavailableError && error.code === "peer_link_closed") || attempt >= attempts) throw error;
+      }
+    }
   }
 
   get closed(): boolean {
@@ -169,4 +184,22 @@ export class PeerClient {
     this.waiting.clear();
     for (const waiter of this.waitingUnnumbered.splice(0)) waiter.reject(error);
   }
+}
+
+function opened(socket: NoiseSecretStream, waitMs: number, timeoutMs: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new PeerUnavailableError("peer_unreachable", `The lender did not answer within ${timeoutMs} ms. Check that botpsy peer serve runs there, with the same bootstrap.`)), waitMs);
+    socket.once("open", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    socket.once("error", (error: Error) => {
+      clearTimeout(timer);
+      reject(new PeerUnavailableError("peer_unreachable", `Cannot reach the lender (${error.message}). Check that botpsy peer serve runs there and that this device is paired.`, { cause: error }));
+    });
+    socket.once("close", () => {
+      clearTimeout(timer);
+      reject(new PeerUnavailableError("peer_refused", "The lender closed the link before it opened: this device is not (or no longer) paired there."));
+    });
+  });
 }

@@ -83,6 +83,7 @@ export class PeerServer {
     holder.server = server;
     swarm.on("connection", (socket, _info) => server.accept(socket));
     try {
+      await dht.fullyBootstrapped();
       await swarm.listen();
     } catch (error) {
       await swarm.destroy();

@@ -98,7 +98,10 @@ export async function openRunModel(options: RunModelOptions = {}): Promise<RunMo
     localInfo: local instanceof LlamaChatModel ? { contextSize: local.contextSize, sizeBytes: local.model.size } : { contextSize: Number.MAX_SAFE_INTEGER, sizeBytes: 0 },
     measurePrompt: local instanceof LlamaChatModel ? (request) => local.promptTokens(request).length : estimatePromptTokens,
     lenderName: target.name,
-    connect: () => PeerClient.connect({ book, publicKey: target.publicKey, network: link }),
+    connect: async () => {
+      const { client, value } = await PeerClient.connectAnd({ book, publicKey: target.publicKey, network: link }, (opened) => opened.info());
+      return { client, info: value };
+    },
     mode: mode === "auto" ? "auto" : "always",
     rule,
     ...(options.onNotice !== undefined ? { onNotice: options.onNotice } : {}),

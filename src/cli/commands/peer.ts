@@ -109,9 +109,8 @@ export function registerPeerCommand(program: Command): void {
       if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidInputError(`--timeout must be a positive number of seconds, not "${options.timeout}".`);
       const network = peerNetwork(options, readConfig(home));
       const book = PeerBook.open(home);
-      const client = await PeerClient.connect({ book, publicKey: invite.publicKey.toString("hex"), network, connectTimeoutMs: seconds * 1000 });
+      const { client, value: paired } = await PeerClient.connectAnd({ book, publicKey: invite.publicKey.toString("hex"), network, connectTimeoutMs: seconds * 1000 }, (opened) => opened.pair(invite.secret));
       try {
-        const paired = await client.pair(invite.secret);
         book.addLender(name, invite.publicKey.toString("hex"));
         process.stdout.write(`Paired with "${name}" (it lends ${paired.model.id}, context ${paired.model.contextSize}); it knows this device as "${paired.name}".\n`);
         process.stdout.write(`Model turns go there with botpsy run --offload ${name} (or auto).\n`);
