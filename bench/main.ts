@@ -10,6 +10,7 @@ const BENCHMARKS: Record<string, (argv: string[]) => Promise<number>> = {
   agent: async (argv) => (await import("./agent.js")).runAgentBenchMain(argv),
   injection: async (argv) => (await import("./injection.js")).runInjectionBench(argv),
   cache: async (argv) => (await import("./cache.js")).runCacheBench(argv),
+  peer: async (argv) => (await import("./peer.js")).runPeerBench(argv),
 };
 
 export async function runBench(argv: readonly string[]): Promise<number> {
