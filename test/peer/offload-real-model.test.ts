@@ -197,7 +197,8 @@ describe("offloading model turns to a paired computer (real model)", () => {
     }
     lender.kill("SIGKILL");
     const result = await run;
-    expect(result.stderr).toMatch(/peer home failed during a model turn .*runs here instead/);
+    // Killed mid-turn: that turn is played here; killed just after a turn: the next one finds the peer gone.
+    expect(result.stderr).toMatch(/peer home (failed during a model turn .*runs here instead|is not reachable .*turns run here)/);
     // The interrupted turn was played again here: its call ran once, whole; no alarm is missing or doubled.
     const executed = result.stdout.match(/✓ set_alarm/g)?.length ?? 0;
     expect(executed).toBe(1);
