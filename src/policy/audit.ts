@@ -5,9 +5,10 @@ import { canonicalJson, migratePolicyTables } from "./schema.js";
 
 /**
  * What the audit log records: each call with the decision on it (by a rule or
- * by the user), each result or error, each undo, and any note of the guard.
+ * by the user), each result or error, each undo, any note of the guard, and
+ * each model turn played off this device (where it ran).
  */
-export const AUDIT_KINDS = ["decision", "approval", "result", "error", "undo", "guard"] as const;
+export const AUDIT_KINDS = ["decision", "approval", "result", "error", "undo", "guard", "model-turn"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export interface AuditEntryInput {

@@ -96,5 +96,6 @@ describe("openai: model references", () => {
     const executed = run.stdout.match(/✓ set_alarm/g)?.length ?? 0;
     const after = JSON.parse((await cli(deviceHome, ["apps", "show", "alarms", "--json"])).stdout) as unknown[];
     expect(after.length - before.length).toBe(executed);
+    expect((await cli(deviceHome, ["audit"])).stdout).toContain(`model turn 1 ran on openai:${host}`);
   }, 280_000);
 });

@@ -12,6 +12,7 @@ import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
 import { assertLoopbackBootstrap } from "../../src/peer/bootstrap.js";
 import { OffloadingModel } from "../../src/peer/offloading-model.js";
 import { PeerBook } from "../../src/peer/peer-book.js";
+import { AuditLog } from "../../src/policy/audit.js";
 import { PeerClient } from "../../src/peer/peer-client.js";
 import type { ReceivedEntry } from "../../src/peer/peer-server.js";
 import { assembleRuntime } from "../../src/runtime.js";
@@ -176,6 +177,9 @@ describe("offloading model turns to a paired computer (real model)", () => {
       expect(events.filter((event) => event.type === "model-turn").map((event) => (event as { ranOn: string }).ranOn)).toEqual(["peer:home"]);
       expect(outcome.error?.code).not.toBe("context_overflow");
       expect(notices.join("\n")).toMatch(/do not fit the local context of 1024/);
+      // The audit log records where the turn ran.
+      const audited = new AuditLog(profile.store).entries({ sessionId: outcome.sessionId }).filter((entry) => entry.kind === "model-turn");
+      expect(audited.map((entry) => entry.data)).toEqual([{ step: 1, ranOn: "peer:home" }]);
       const last = received().filter((entry) => entry.event === "generate").at(-1) as Extract<ReceivedEntry, { event: "generate" }>;
       expect(JSON.stringify(last.request.messages)).toContain("Paragraph 60");
     } finally {

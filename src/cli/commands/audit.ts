@@ -19,6 +19,8 @@ function summary(entry: AuditEntry): string {
       return `undone${tool} (action #${String(data.actionId)})`;
     case "guard":
       return `guard${tool}: ${JSON.stringify(data.findings ?? data)}`;
+    case "model-turn":
+      return `model turn ${String(data.step)} ran on ${String(data.ranOn)}`;
   }
 }
 
