@@ -11,6 +11,7 @@ const BENCHMARKS: Record<string, (argv: string[]) => Promise<number>> = {
   injection: async (argv) => (await import("./injection.js")).runInjectionBench(argv),
   cache: async (argv) => (await import("./cache.js")).runCacheBench(argv),
   serve: async (argv) => (await import("./serve.js")).runServeBench(argv),
+  peer: async (argv) => (await import("./peer.js")).runPeerBench(argv),
 };
 
 export async function runBench(argv: readonly string[]): Promise<number> {

@@ -1,5 +1,7 @@
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import { InvalidInputError } from "./errors.js";
 
 /**
  * Where botpsy keeps everything: `BOTPSY_HOME`, default `~/.botpsy`.
@@ -34,4 +36,31 @@ export function profileFilesDirectory(name = profileName(), home = botpsyHome())
 
 export function policyPath(home = botpsyHome()): string {
   return join(home, "policy.json");
+}
+
+export function configPath(home = botpsyHome()): string {
+  return join(home, "config.json");
+}
+
+/** BOTPSY_HOME/config.json: defaults a command uses when its flags leave them out. */
+export interface BotpsyConfig {
+  /** Default `--model` (catalog id, path, `hf:` or `openai:<base-url>[#model]`). */
+  model?: string;
+  /** Default `--offload` ("never", "auto" or a paired peer's name) and the auto rule's numbers. */
+  offload?: { mode?: string; largerModelRatio?: number; longJobTokens?: number };
+  /** The DHT bootstrap nodes ("host:port") of the peer link; there is no built-in default. */
+  peer?: { bootstrap?: string[]; allowRemoteBootstrap?: boolean };
+}
+
+export function readConfig(home = botpsyHome()): BotpsyConfig {
+  const path = configPath(home);
+  if (!existsSync(path)) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new InvalidInputError(`${path} is not valid JSON; fix it or remove it.`, { cause: error, code: "invalid_config" });
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new InvalidInputError(`${path} must hold a JSON object.`, { code: "invalid_config" });
+  return parsed as BotpsyConfig;
 }

@@ -294,6 +294,7 @@ export class Agent {
           if (signal.aborted) return finish("aborted", "", abortedError());
           throw error;
         }
+        emit({ type: "model-turn", step, ranOn: reply.servedBy ?? "local" });
         state.usage = addUsage(state.usage, reply.usage);
         if (reply.stopReason === "aborted" || signal.aborted) {
           flush();

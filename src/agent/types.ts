@@ -21,6 +21,8 @@ export type { ApprovalDecision, ApprovalRequest, ApprovalScope } from "../policy
 
 export type AgentEvent =
   | { type: "step"; step: number }
+  /** A model turn is whole; `ranOn` is where it was generated: "local", or the backend's `servedBy` ("peer:home", "openai:…"). */
+  | { type: "model-turn"; step: number; ranOn: string }
   | { type: "text-delta"; text: string }
   | { type: "thought-delta"; text: string }
   | { type: "tool-call"; call: ToolCall; risk: Risk | undefined; step: number }

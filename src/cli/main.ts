@@ -17,6 +17,7 @@ import { registerGenerateCommand } from "./commands/generate.js";
 import { registerResumeCommand } from "./commands/resume.js";
 import { registerServeCommand } from "./commands/serve.js";
 import { registerTuneCommand } from "./commands/tune.js";
+import { registerPeerCommand } from "./commands/peer.js";
 // COMMANDS-IMPORTS-END
 
 
@@ -41,6 +42,7 @@ export function createProgram(): Command {
   registerResumeCommand(program);
   registerServeCommand(program);
   registerTuneCommand(program);
+  registerPeerCommand(program);
   // COMMANDS-REGISTER-END
   return program;
 }

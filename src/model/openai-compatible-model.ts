@@ -24,6 +24,8 @@ export interface OpenAICompatibleModelOptions {
   id?: string;
   /** Give up on a request after this long. Default 300 000 ms. */
   timeoutMs?: number;
+  /** Set as each result's `servedBy` (where the turn ran), e.g. "openai:127.0.0.1:8080". Default: not set. */
+  servedBy?: string;
 }
 
 interface StreamedToolCall {
@@ -237,6 +239,7 @@ export class OpenAICompatibleModel implements ChatModel {
         promptTokensPerSecond: promptSeconds > 0 ? (usage.promptTokens - usage.cachedPromptTokens) / promptSeconds : 0,
       },
       stopReason,
+      ...(this.options.servedBy !== undefined ? { servedBy: this.options.servedBy } : {}),
     };
   }
 
@@ -331,7 +334,7 @@ async function httpError(endpoint: string, response: Response): Promise<Error> {
   }
   const advice =
     response.status === 401 || response.status === 403
-      ? "Check the API key."
+      ? "Check the API key (for an openai: model, BOTPSY_OPENAI_API_KEY)."
       : response.status === 404
         ? "Check the base URL (it usually ends in /v1) and the model name."
         : response.status >= 500

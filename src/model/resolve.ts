@@ -6,7 +6,8 @@ import type { ChatFormatName } from "./chat-format.js";
 import { checkModelFile } from "./integrity.js";
 import { MODEL_CATALOG, SMOLLM2_ID, findCatalogEntry, parseHuggingFaceReference, type CatalogEntry } from "./catalog.js";
 import { createProgressBar, partialPathFor, pullModel, type PullOptions, type PullResult } from "./download.js";
-import { ModelFileMissingError, UnknownModelError } from "./errors.js";
+import { InvalidInputError } from "../errors.js";
+import { ModelFileMissingError, ModelRequestError, UnknownModelError } from "./errors.js";
 import { LlamaChatModel, type LlamaChatModelOptions } from "./llama-chat-model.js";
 import { verifyAdapterBase } from "./lora-adapter.js";
 import { OpenAICompatibleModel, type OpenAICompatibleModelOptions } from "./openai-compatible-model.js";
@@ -151,9 +152,66 @@ export type CreateChatModelOptions =
     } & Omit<LlamaChatModelOptions, "modelPath" | "chatFormat"> & { chatFormat?: ChatFormatName })
   | ({ backend: "openai-compatible" } & OpenAICompatibleModelOptions);
 
+/** The environment variable an `openai:` model reference takes its API key from. */
+export const OPENAI_API_KEY_VARIABLE = "BOTPSY_OPENAI_API_KEY";
+
+const OPENAI_PREFIX = "openai:";
+
+export function isOpenAIReference(name: string | undefined): name is string {
+  return name !== undefined && name.startsWith(OPENAI_PREFIX);
+}
+
+/**
+ * `openai:<base-url>[#model]`, e.g. `openai:http://127.0.0.1:8080/v1#qwen`:
+ * any OpenAI-compatible chat completions server. The key, when the server
+ * needs one, comes from BOTPSY_OPENAI_API_KEY. Without `#model` the server's
+ * first listed model is used (`GET <base-url>/models`).
+ */
+export function parseOpenAIReference(name: string, environment: NodeJS.ProcessEnv = process.env): { baseUrl: string; model: string | undefined; apiKey: string | undefined } {
+  if (!isOpenAIReference(name)) throw new UnknownModelError(name, MODEL_CATALOG.map((entry) => entry.id));
+  const rest = name.slice(OPENAI_PREFIX.length);
+  const hash = rest.indexOf("#");
+  const baseUrl = hash >= 0 ? rest.slice(0, hash) : rest;
+  const model = hash >= 0 ? rest.slice(hash + 1) : undefined;
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch (error) {
+    throw new InvalidInputError(`"${name}" does not hold a valid base URL; write openai:http://127.0.0.1:8080/v1 (optionally #model-name).`, { cause: error, code: "invalid_model_reference" });
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new InvalidInputError(`"${name}": the base URL must start with http:// or https://.`, { code: "invalid_model_reference" });
+  }
+  if (model !== undefined && model.trim() === "") throw new InvalidInputError(`"${name}" ends in "#" without a model name; write #<model> or leave it out.`, { code: "invalid_model_reference" });
+  const apiKey = environment[OPENAI_API_KEY_VARIABLE];
+  return { baseUrl, model, apiKey: apiKey !== undefined && apiKey.trim() !== "" ? apiKey.trim() : undefined };
+}
+
+/** The model an `openai:` reference names; asks the server for its model list when the reference names none. */
+export async function openOpenAIReference(name: string, environment: NodeJS.ProcessEnv = process.env): Promise<OpenAICompatibleModel> {
+  const { baseUrl, model, apiKey } = parseOpenAIReference(name, environment);
+  const host = new URL(baseUrl).host;
+  if (model !== undefined) return new OpenAICompatibleModel({ baseUrl, model, servedBy: `openai:${host}`, ...(apiKey !== undefined ? { apiKey } : {}) });
+  const endpoint = `${baseUrl.replace(/\/+$/, "")}/models`;
+  let response: Response;
+  try {
+    response = await fetch(endpoint, { headers: apiKey !== undefined ? { authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.timeout(30_000) });
+  } catch (error) {
+    throw new ModelRequestError(`Cannot reach ${endpoint} to list its models. Start the server, correct the URL, or name the model: ${name}#<model>.`, { cause: error, code: "model_unreachable" });
+  }
+  if (response.status === 401 || response.status === 403) {
+    throw new ModelRequestError(`${endpoint} wants an API key: set ${OPENAI_API_KEY_VARIABLE}.`, { status: response.status, code: "model_unauthorized" });
+  }
+  const listed = response.ok ? ((await response.json().catch(() => undefined)) as { data?: Array<{ id?: unknown }> } | undefined) : undefined;
+  const first = listed?.data?.find((entry) => typeof entry.id === "string")?.id as string | undefined;
+  if (first === undefined) throw new ModelRequestError(`${endpoint} lists no model (HTTP ${response.status}); name one: ${name}#<model>.`, { status: response.status, code: "model_request_failed" });
+  return new OpenAICompatibleModel({ baseUrl, model: first, servedBy: `openai:${host}`, ...(apiKey !== undefined ? { apiKey } : {}) });
+}
+
 /** The one way the CLI and the other layers get a model. */
 export async function createChatModel(options: CreateChatModelOptions = {}): Promise<ChatModel> {
   if (options.backend === "openai-compatible") return new OpenAICompatibleModel(options);
+  if (isOpenAIReference(options.model)) return openOpenAIReference(options.model);
   return loadLlamaModel(options);
 }
 

@@ -99,6 +99,8 @@ export interface GenerateResult {
   usage: Usage;
   timings: Timings;
   stopReason: StopReason;
+  /** Where the turn was generated when not by a model on this machine: e.g. "peer:home", "openai:127.0.0.1:8080". */
+  servedBy?: string;
 }
 
 /** A running generation: iterate it for events, or await `result` (or both). */

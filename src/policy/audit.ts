@@ -7,9 +7,10 @@ import { canonicalJson, migratePolicyTables } from "./schema.js";
 /**
  * What the audit log records: each call with the decision on it (by a rule or
  * by the user), each result or error, each undo, any note of the guard, and
- * what happened to the chain itself (re-keyed from an older, unkeyed one).
+ * what happened to the chain itself (re-keyed from an older, unkeyed one), and
+ * each model turn played off this device (where it ran).
  */
-export const AUDIT_KINDS = ["decision", "approval", "result", "error", "undo", "guard", "chain"] as const;
+export const AUDIT_KINDS = ["decision", "approval", "result", "error", "undo", "guard", "chain", "model-turn"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export interface AuditEntryInput {

@@ -141,6 +141,8 @@ export function createSafetyLayer(source: SafetySource, options: SafetyLayerOpti
   });
 
   const afterModelTurn = (reply: GenerateResult, turn: GuardedTurn): GenerateResult | undefined => {
+    // A turn generated off this device (a peer, an openai: server) is on the record with where it ran.
+    if (auditing && reply.servedBy !== undefined) audit.append({ kind: "model-turn", sessionId: turn.sessionId, runId: turn.runId, data: { step: turn.step, ranOn: reply.servedBy } });
     if (!defenses) return undefined;
     const verdict = guard.inspectOutput({ text: reply.text, toolCalls: reply.toolCalls }, { markers: [...recordOf(turn.runId).marks] });
     if (!verdict.blocked) return undefined;

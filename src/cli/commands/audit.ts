@@ -23,6 +23,8 @@ function summary(entry: AuditEntry): string {
       return data.event === "rekeyed"
         ? `the log's ${String(data.entries)} earlier entries verified intact and were re-keyed`
         : `the log's ${String(data.entries)} earlier, unkeyed entries do not verify (${String(data.problem)}); kept unkeyed`;
+    case "model-turn":
+      return `model turn ${String(data.step)} ran on ${String(data.ranOn)}`;
   }
 }
 

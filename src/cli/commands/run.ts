@@ -6,6 +6,7 @@ import { InvalidInputError } from "../../errors.js";
 import type { ChatModel } from "../../model/types.js";
 import type { SafetyLayer } from "../../policy/safety.js";
 import { createRuntime, type Runtime } from "../../runtime.js";
+import { openRunModel, parseOffloadOption } from "../../peer/run-model.js";
 import { judgeRun, type RunVerdict } from "../../agent/outcome.js";
 import { setLlamaLogVerbose } from "../../model/llama-log.js";
 import { openProfileAnnounced } from "../first-run.js";
@@ -22,6 +23,10 @@ export interface AgentCommandOptions {
   requireTool?: boolean;
   approve?: string;
   verbose?: boolean;
+  /** `--offload never|auto|<peer>` (see src/peer/offload-rule.ts). */
+  offload?: string;
+  bootstrap?: string[];
+  allowRemoteBootstrap?: boolean;
 }
 
 /** Everything a command needs to run requests: the runtime (profile, model, the agent behind the safety layer). */
@@ -52,26 +57,36 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
   const maxSteps = parseMaxSteps(options.maxSteps);
   const threads = parseThreads(options.threads);
   setLlamaLogVerbose(options.verbose === true);
+  const offload = parseOffloadOption(options.offload);
   const profile = openProfileAnnounced();
   let runtime: Runtime;
+  let runModel: Awaited<ReturnType<typeof openRunModel>> | undefined;
   try {
+    // The model, and where its turns may go (a paired peer); tools and approvals stay here.
+    runModel = await openRunModel({
+      ...(options.model !== undefined ? { model: options.model } : {}),
+      progress: !options.quiet,
+      ...(threads !== undefined ? { threads } : {}),
+      ...(options.lora !== undefined ? { lora: options.lora } : {}),
+      ...(offload !== undefined ? { offload } : {}),
+      ...(options.bootstrap !== undefined ? { bootstrap: options.bootstrap } : {}),
+      ...(options.allowRemoteBootstrap === true ? { allowRemoteBootstrap: true } : {}),
+      onNotice: (text) => process.stderr.write(`botpsy: ${text}\n`),
+    });
     runtime = await createRuntime({
       profile,
-      model: {
-        name: options.model,
-        progress: !options.quiet,
-        ...(threads !== undefined ? { threads } : {}),
-        ...(options.lora !== undefined ? { lora: options.lora } : {}),
-      },
+      model: runModel.model,
       agent: {
         ...(maxSteps !== undefined ? { maxSteps } : {}),
         ...(options.requireTool ? { firstStepToolChoice: "required" as const } : {}),
       },
     });
   } catch (error) {
+    await runModel?.close();
     profile.close();
     throw error;
   }
+  const ownModel = runModel;
   return {
     runtime,
     profile,
@@ -80,6 +95,7 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
     agent: runtime.agent,
     async close() {
       await runtime.close();
+      await ownModel.close();
       profile.close();
     },
   };
@@ -107,6 +123,9 @@ export class RunPrinter {
         if (this.shownCalls.has(event.call.id)) return;
         this.shownCalls.add(event.call.id);
         this.write(`→ ${event.call.name} ${JSON.stringify(event.call.arguments)}${event.risk ? ` [${event.risk}]` : ""}\n`);
+        return;
+      case "model-turn":
+        if (event.ranOn !== "local") this.write(`  (model turn ${event.step} ran on ${event.ranOn})\n`);
         return;
       case "tool-result":
         this.write(`  ✓ ${event.call.name}: ${shorten(JSON.stringify(event.result ?? null), 300)} (${event.durationMs} ms)\n`);
@@ -236,6 +255,9 @@ export function registerRunCommand(program: Command): void {
     .option("--require-tool", "make the model call a tool on its first turn (for models too small to decide to)")
     .option("--json", "print the outcome as JSON instead of the running display")
     .option("--verbose", "also show llama.cpp's own log lines")
+    .option("--offload <never|auto|peer>", "where model turns may run: never (here), auto (a paired peer when the prompt does not fit here, or its model is ≥4× larger and the job long), or a paired peer's name (default: auto once a peer is paired)")
+    .option("--bootstrap <host:port...>", "DHT bootstrap node(s) for reaching the peer (or peer.bootstrap in config.json); required when turns may be offloaded")
+    .option("--allow-remote-bootstrap", "allow bootstrap nodes off loopback (a DHT node you run on your own network)")
     .addHelpText("after", EXIT_CODE_HELP)
     .action(async (request: string, options: AgentCommandOptions) => {
       if (request.trim() === "") throw new InvalidInputError('The request is empty: say what to do, e.g. botpsy run "what is on my calendar today?"');

@@ -1,0 +1,148 @@
+import type { Command } from "commander";
+import { botpsyHome, readConfig } from "../../config.js";
+import { InvalidInputError } from "../../errors.js";
+import { createChatModel } from "../../model/resolve.js";
+import { decodeInvite, encodeInvite, inviteQrCode } from "../../peer/invite.js";
+import { modelInfoOf } from "../../peer/model-info.js";
+import { checkPeerName, PeerBook } from "../../peer/peer-book.js";
+import { PeerClient } from "../../peer/peer-client.js";
+import { PeerServer, type ReceivedEntry } from "../../peer/peer-server.js";
+import { peerNetwork } from "../../peer/run-model.js";
+import { parseThreads } from "./run.js";
+
+interface NetworkFlags {
+  bootstrap?: string[];
+  allowRemoteBootstrap?: boolean;
+}
+
+const BOOTSTRAP_FLAG = "--bootstrap <host:port...>";
+const BOOTSTRAP_DESCRIPTION = "DHT bootstrap node(s); required (or peer.bootstrap in config.json): botpsy never uses a public default";
+const REMOTE_FLAG = "--allow-remote-bootstrap";
+const REMOTE_DESCRIPTION = "allow bootstrap nodes off loopback (a DHT node you run on your own network)";
+
+function summary(entry: ReceivedEntry): string {
+  switch (entry.event) {
+    case "generate":
+      return `${entry.at} model turn from ${entry.from}: ${entry.request.messages.length} messages, ${entry.request.tools?.length ?? 0} tools, ${entry.bytes} bytes`;
+    case "paired":
+      return `${entry.at} paired ${entry.from}`;
+    case "refused":
+      return `${entry.at} refused ${entry.from}: ${entry.reason}`;
+  }
+}
+
+export function registerPeerCommand(program: Command): void {
+  const peer = program.command("peer").description("Lend this computer's model to your own devices, or send heavy model turns to a computer of yours (encrypted P2P)");
+
+  peer
+    .command("serve")
+    .description("Lend the loaded model to paired devices only (model turns in, replies out; no files, database or keys cross)")
+    .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
+    .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice)")
+    .option(BOOTSTRAP_FLAG, BOOTSTRAP_DESCRIPTION)
+    .option(REMOTE_FLAG, REMOTE_DESCRIPTION)
+    .option("--log-requests <file>", "append each model turn received, whole, to this file (JSON lines)")
+    .action(async (options: NetworkFlags & { model?: string; threads?: string; logRequests?: string }) => {
+      const home = botpsyHome();
+      const network = peerNetwork(options, readConfig(home));
+      const threads = parseThreads(options.threads);
+      const book = PeerBook.open(home);
+      const model = await createChatModel({ model: options.model, progress: true, ...(threads !== undefined ? { threads } : {}) });
+      let server: PeerServer;
+      try {
+        server = await PeerServer.start({
+          book,
+          model,
+          modelInfo: modelInfoOf(model),
+          network,
+          ...(options.logRequests !== undefined ? { receivedLogPath: options.logRequests } : {}),
+          onReceived: (entry) => process.stdout.write(`${summary(entry)}\n`),
+        });
+      } catch (error) {
+        await model.dispose();
+        throw error;
+      }
+      process.stdout.write(`botpsy lends ${model.id} as ${server.publicKey} to ${book.borrowers().length} paired device(s); make an invite with botpsy peer invite\n`);
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.removeListener("SIGINT", stop);
+          process.removeListener("SIGTERM", stop);
+          resolve();
+        };
+        process.once("SIGINT", stop);
+        process.once("SIGTERM", stop);
+      });
+      await server.close();
+      await model.dispose();
+    });
+
+  peer
+    .command("invite")
+    .description("Print a one-time invite (text and QR code) for a device to pair with this computer; botpsy peer serve must run to accept it")
+    .option("--name <name>", "what to call the device here", "device")
+    .option("--expires <minutes>", "minutes the invite works", "10")
+    .option("--no-qr", "print the text only")
+    .action(async (options: { name: string; expires: string; qr: boolean }) => {
+      const minutes = Number(options.expires);
+      if (!Number.isFinite(minutes) || minutes <= 0 || minutes > 24 * 60) throw new InvalidInputError(`--expires must be a number of minutes from 1 to 1440, not "${options.expires}".`);
+      const book = PeerBook.open(botpsyHome());
+      const { secret, expiresAt } = book.createInvite(checkPeerName(options.name), minutes * 60_000);
+      const text = encodeInvite({ publicKey: book.keyPair.publicKey, secret, expiresAt });
+      process.stdout.write(`Invite for "${options.name}" (one use, until ${expiresAt.toISOString()}):\n${text}\n`);
+      if (options.qr) process.stdout.write(await inviteQrCode(text));
+      process.stdout.write(`On the device: botpsy peer pair ${text} --name <name for this computer>\n`);
+    });
+
+  peer
+    .command("pair")
+    .description("Pair with a computer from its invite, and remember it under a name for --offload")
+    .argument("<invite>", "the text botpsy peer invite printed")
+    .option("--name <name>", "what to call that computer here", "home")
+    .option(BOOTSTRAP_FLAG, BOOTSTRAP_DESCRIPTION)
+    .option(REMOTE_FLAG, REMOTE_DESCRIPTION)
+    .option("--timeout <seconds>", "give up connecting after this long", "20")
+    .action(async (text: string, options: NetworkFlags & { name: string; timeout: string }) => {
+      const home = botpsyHome();
+      const name = checkPeerName(options.name);
+      const invite = decodeInvite(text);
+      const seconds = Number(options.timeout);
+      if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidInputError(`--timeout must be a positive number of seconds, not "${options.timeout}".`);
+      const network = peerNetwork(options, readConfig(home));
+      const book = PeerBook.open(home);
+      const { client, value: paired } = await PeerClient.connectAnd({ book, publicKey: invite.publicKey.toString("hex"), network, connectTimeoutMs: seconds * 1000 }, (opened) => opened.pair(invite.secret));
+      try {
+        book.addLender(name, invite.publicKey.toString("hex"));
+        process.stdout.write(`Paired with "${name}" (it lends ${paired.model.id}, context ${paired.model.contextSize}); it knows this device as "${paired.name}".\n`);
+        process.stdout.write(`Model turns go there with botpsy run --offload ${name} (or auto).\n`);
+      } finally {
+        await client.close();
+      }
+    });
+
+  peer
+    .command("list")
+    .description("The computers this device may offload to, and the devices this computer lends its model to")
+    .option("--json", "print as JSON")
+    .action((options: { json?: boolean }) => {
+      const book = PeerBook.open(botpsyHome());
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ publicKey: book.publicKey, lenders: book.lenders(), borrowers: book.borrowers() }, null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`This computer: ${book.publicKey}\n`);
+      process.stdout.write(`Offloads to (lenders):${book.lenders().length === 0 ? " none" : ""}\n`);
+      for (const lender of book.lenders()) process.stdout.write(`  ${lender.name}  ${lender.publicKey}  paired ${lender.pairedAt}\n`);
+      process.stdout.write(`Lends its model to (devices):${book.borrowers().length === 0 ? " none" : ""}\n`);
+      for (const borrower of book.borrowers()) process.stdout.write(`  ${borrower.name}  ${borrower.publicKey}  paired ${borrower.pairedAt}\n`);
+    });
+
+  peer
+    .command("rm")
+    .description("Forget a peer; a running botpsy peer serve refuses it at once and closes its links")
+    .argument("<name>", "the peer's name (botpsy peer list)")
+    .action((name: string) => {
+      const removed = PeerBook.open(botpsyHome()).remove(name);
+      if (removed.lenders.length + removed.borrowers.length === 0) throw new InvalidInputError(`No peer is named "${name}"; botpsy peer list shows the names.`, { code: "peer_unknown" });
+      process.stdout.write(`Removed "${name}"${removed.borrowers.length > 0 ? " (its links to this computer are closed)" : ""}.\n`);
+    });
+}

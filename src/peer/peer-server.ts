@@ -1,0 +1,263 @@
+import { appendFileSync } from "node:fs";
+import Hyperswarm from "hyperswarm";
+import type { NoiseSecretStream } from "hyperdht";
+import { BotpsyError } from "../errors.js";
+import type { ChatModel } from "../model/types.js";
+import { createDhtNode, type PeerNetworkOptions } from "./bootstrap.js";
+import type { PeerBook } from "./peer-book.js";
+import {
+  checkGenerateMessage,
+  encodeFrame,
+  FRAME_KIND,
+  FrameReader,
+  MAX_FRAME_BYTES,
+  MAX_PAIRING_FRAME_BYTES,
+  type CancelMessage,
+  type ErrorMessage,
+  type GenerateMessage,
+  type LenderModelInfo,
+  type PairMessage,
+} from "./protocol.js";
+
+/** One thing the lender received, as its log records it. */
+export type ReceivedEntry =
+  | { at: string; event: "generate"; from: string; bytes: number; request: GenerateMessage }
+  | { at: string; event: "paired"; from: string }
+  | { at: string; event: "refused"; from: string; reason: string };
+
+export interface PeerServerOptions {
+  book: PeerBook;
+  model: ChatModel;
+  modelInfo: LenderModelInfo;
+  network: PeerNetworkOptions;
+  /** Append each received model turn (whole) and each refusal, one JSON line each. Default: nowhere. */
+  receivedLogPath?: string;
+  /** Told of everything received (a one-line summary is the CLI's). */
+  onReceived?: (entry: ReceivedEntry) => void;
+  /** How often the peer book is checked for removed peers. Default 250 ms. */
+  revocationCheckMs?: number;
+  /** A device that connects on an invite must pair within this long. Default 15 000 ms. */
+  pairingTimeoutMs?: number;
+}
+
+interface Link {
+  socket: NoiseSecretStream;
+  publicKey: string;
+  /** "paired": may send model turns; "pairing": may send one pair frame. */
+  state: "paired" | "pairing";
+  inFlight: Map<number, AbortController>;
+  pairingTimer?: NodeJS.Timeout;
+}
+
+/**
+ * `botpsy peer serve`: lends a loaded model to the devices in the peer book.
+ * The swarm's firewall refuses any key that is neither paired nor arriving
+ * while an invite is pending, so an unknown device never gets a connection;
+ * a device on an invite may only send its pair frame; a peer removed from
+ * the book is cut off at once (its live links are closed, and every frame is
+ * checked against the book before it is read).
+ */
+export class PeerServer {
+  private readonly links = new Set<Link>();
+  private bookChangedAt: number;
+  private revocationTimer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly options: PeerServerOptions,
+    private readonly swarm: Hyperswarm,
+  ) {
+    this.bookChangedAt = options.book.changedAt();
+  }
+
+  static async start(options: PeerServerOptions): Promise<PeerServer> {
+    const keyPair = options.book.keyPair;
+    const dht = createDhtNode(options.network);
+    // The firewall needs the server, and the server the swarm: refuse everyone until both exist.
+    const holder: { server?: PeerServer } = {};
+    const swarm = new Hyperswarm({
+      dht,
+      keyPair,
+      firewall: (remotePublicKey) => holder.server?.refuses(remotePublicKey.toString("hex")) ?? true,
+    });
+    const server = new PeerServer(options, swarm);
+    holder.server = server;
+    swarm.on("connection", (socket, _info) => server.accept(socket));
+    try {
+      await dht.fullyBootstrapped();
+      await swarm.listen();
+    } catch (error) {
+      await swarm.destroy();
+      throw error;
+    }
+    server.revocationTimer = setInterval(() => server.checkBook(), options.revocationCheckMs ?? 250);
+    server.revocationTimer.unref();
+    return server;
+  }
+
+  get publicKey(): string {
+    return this.options.book.publicKey;
+  }
+
+  /** Live links (for tests and the status line). */
+  get connectionCount(): number {
+    return this.links.size;
+  }
+
+  async close(): Promise<void> {
+    if (this.revocationTimer !== undefined) clearInterval(this.revocationTimer);
+    for (const link of this.links) this.drop(link, "the lender is shutting down");
+    await this.swarm.destroy();
+  }
+
+  /** The firewall: true refuses. Runs before the connection opens, so nothing of the sender is read. */
+  private refuses(publicKey: string): boolean {
+    this.refreshBook();
+    const book = this.options.book;
+    const allowed = book.borrowerByKey(publicKey) !== undefined || book.hasPendingInvite();
+    if (!allowed) this.record({ at: new Date().toISOString(), event: "refused", from: publicKey, reason: "not paired" });
+    return !allowed;
+  }
+
+  private refreshBook(): boolean {
+    const changedAt = this.options.book.changedAt();
+    if (changedAt === this.bookChangedAt) return false;
+    this.bookChangedAt = changedAt;
+    this.options.book.reload();
+    // A device refused before it was paired was banned by the swarm; pairing lifts that.
+    for (const borrower of this.options.book.borrowers()) this.swarm.peers.get(borrower.publicKey)?.ban(false);
+    return true;
+  }
+
+  private checkBook(): void {
+    if (!this.refreshBook()) return;
+    for (const link of this.links) {
+      if (link.state === "paired" && this.options.book.borrowerByKey(link.publicKey) === undefined) {
+        this.record({ at: new Date().toISOString(), event: "refused", from: link.publicKey, reason: "removed from the peer book" });
+        this.drop(link, "this device was removed from the lender's peers");
+      }
+    }
+  }
+
+  private accept(socket: NoiseSecretStream): void {
+    const publicKey = socket.remotePublicKey.toString("hex");
+    this.refreshBook();
+    const paired = this.options.book.borrowerByKey(publicKey) !== undefined;
+    if (!paired && !this.options.book.hasPendingInvite()) {
+      socket.destroy();
+      return;
+    }
+    const link: Link = { socket, publicKey, state: paired ? "paired" : "pairing", inFlight: new Map() };
+    if (!paired) {
+      link.pairingTimer = setTimeout(() => this.drop(link, "no pairing within the time allowed"), this.options.pairingTimeoutMs ?? 15_000);
+      link.pairingTimer.unref();
+    }
+    this.links.add(link);
+    const reader = new FrameReader(
+      (kind, length) => this.admit(link, kind, length),
+      (kind, payload) => void this.handle(link, kind, payload),
+      (reason) => {
+        this.record({ at: new Date().toISOString(), event: "refused", from: this.nameOf(link), reason });
+        this.drop(link, reason);
+      },
+    );
+    socket.on("data", (chunk: Buffer) => reader.push(chunk));
+    socket.on("error", () => undefined);
+    socket.on("close", () => {
+      for (const controller of link.inFlight.values()) controller.abort();
+      if (link.pairingTimer !== undefined) clearTimeout(link.pairingTimer);
+      this.links.delete(link);
+    });
+  }
+
+  /** Each frame's header is checked before its payload is read. */
+  private admit(link: Link, kind: number, length: number): string | undefined {
+    if (link.state === "pairing") {
+      if (kind !== FRAME_KIND.pair) return "a frame other than pair from a device that is not paired";
+      if (length > MAX_PAIRING_FRAME_BYTES) return "a pair frame over its size limit";
+      return undefined;
+    }
+    this.refreshBook();
+    if (this.options.book.borrowerByKey(link.publicKey) === undefined) return "a frame from a device removed from the peer book";
+    if (kind !== FRAME_KIND.generate && kind !== FRAME_KIND.infoRequest && kind !== FRAME_KIND.cancel) return `a frame of kind ${kind}, which a device does not send`;
+    if (length > MAX_FRAME_BYTES) return "a frame over the size limit";
+    return undefined;
+  }
+
+  private async handle(link: Link, kind: number, payload: unknown): Promise<void> {
+    if (kind === FRAME_KIND.pair) return this.pair(link, payload as PairMessage);
+    if (kind === FRAME_KIND.infoRequest) return this.send(link, FRAME_KIND.info, this.options.modelInfo);
+    if (kind === FRAME_KIND.cancel) {
+      link.inFlight.get((payload as CancelMessage).id)?.abort();
+      return;
+    }
+    let message: GenerateMessage;
+    try {
+      message = checkGenerateMessage(payload);
+    } catch (error) {
+      return this.send(link, FRAME_KIND.error, errorMessageOf(error));
+    }
+    this.record({ at: new Date().toISOString(), event: "generate", from: this.nameOf(link), bytes: Buffer.byteLength(JSON.stringify(payload)), request: message });
+    const controller = new AbortController();
+    link.inFlight.set(message.id, controller);
+    try {
+      const generation = this.options.model.generate({
+        ...message.options,
+        messages: message.messages,
+        ...(message.tools !== undefined ? { tools: message.tools } : {}),
+        signal: controller.signal,
+        // Each device's conversations are kept apart.
+        ...(message.conversation !== undefined ? { conversationId: `${link.publicKey.slice(0, 16)}:${message.conversation}` } : {}),
+      });
+      const result = await generation.result;
+      this.send(link, FRAME_KIND.result, { id: message.id, result });
+    } catch (error) {
+      this.send(link, FRAME_KIND.error, { id: message.id, ...errorMessageOf(error) });
+    } finally {
+      link.inFlight.delete(message.id);
+    }
+  }
+
+  private pair(link: Link, message: PairMessage): void {
+    if (link.state === "paired") return this.send(link, FRAME_KIND.error, { code: "peer_already_paired", message: "This device is already paired." });
+    try {
+      const borrower = this.options.book.redeemInvite(Buffer.from(String(message.secret), "base64url"), link.publicKey);
+      this.bookChangedAt = this.options.book.changedAt();
+      link.state = "paired";
+      if (link.pairingTimer !== undefined) clearTimeout(link.pairingTimer);
+      this.record({ at: new Date().toISOString(), event: "paired", from: borrower.name });
+      this.send(link, FRAME_KIND.paired, { name: borrower.name, model: this.options.modelInfo });
+    } catch (error) {
+      this.send(link, FRAME_KIND.error, errorMessageOf(error));
+      this.drop(link, "a pair frame with an invite that does not work");
+    }
+  }
+
+  private send(link: Link, kind: (typeof FRAME_KIND)[keyof typeof FRAME_KIND], payload: unknown): void {
+    if (link.socket.destroyed) return;
+    link.socket.write(encodeFrame(kind, payload));
+  }
+
+  private drop(link: Link, reason: string): void {
+    if (!link.socket.destroyed) {
+      link.socket.end(encodeFrame(FRAME_KIND.error, { code: "peer_refused", message: `The lender closed the link: ${reason}.` } satisfies ErrorMessage));
+      // end() waits for the other side; a refused link must not linger.
+      setTimeout(() => link.socket.destroy(), 200).unref();
+    }
+    for (const controller of link.inFlight.values()) controller.abort();
+    this.links.delete(link);
+  }
+
+  private nameOf(link: Link): string {
+    return this.options.book.borrowerByKey(link.publicKey)?.name ?? link.publicKey;
+  }
+
+  private record(entry: ReceivedEntry): void {
+    if (this.options.receivedLogPath !== undefined) appendFileSync(this.options.receivedLogPath, `${JSON.stringify(entry)}\n`, { mode: 0o600 });
+    this.options.onReceived?.(entry);
+  }
+}
+
+function errorMessageOf(error: unknown): ErrorMessage {
+  if (error instanceof BotpsyError) return { code: error.code, message: error.message };
+  return { code: "peer_model_failed", message: error instanceof Error ? error.message : String(error) };
+}
