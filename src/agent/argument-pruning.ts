@@ -10,11 +10,13 @@ export interface ArgumentPruningOptions {
    */
   turns?: "first" | "all";
   /**
-   * Where the pruned parameters are taken out. "prompt" (the default): from
-   * the tool list the prompt documents and so from the call too. "call": only
+   * Where the pruned parameters are taken out. "call" (the default): only
    * from what the model may write this turn (the call grammar); the prompt
    * keeps every parameter, so it stays the same from turn to turn and the
-   * evaluated context is reused on the next turn.
+   * evaluated context is reused on the next turn. "prompt": from the tool
+   * list the prompt documents too (the first turn's prompt then differs from
+   * the next one's). Chosen on the apps dev split: the same cases pass
+   * either way and "call" reads 46% of prompt tokens from the cache against 26%.
    */
   scope?: "prompt" | "call";
 }

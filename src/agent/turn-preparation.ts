@@ -18,7 +18,7 @@ export interface TurnPreparationOptions {
   forcedTurnTools?: number | false;
   /** The tool choice of every turn (`generation.toolChoice`); any but "auto" is the caller's decision, kept on the first turn too. */
   generationToolChoice?: ToolChoice;
-  /** Keep the model on the path after a failed call (see `recoveryChoice`); false leaves later turns free. */
+  /** Keep the model on the path after a failed call (see `recoveryChoice`; default true); false leaves later turns free. */
   recoveryRouting?: boolean;
 }
 
@@ -37,7 +37,7 @@ const UNRECOVERABLE = new Set(["aborted", "tool_timeout", "tool_failed"]);
  * caller fixed the choice, and never for a call the user or a rule declined.
  */
 export function recoveryChoice(calls: readonly CallRecord[], step: number, callable: readonly ToolSpec[], options: TurnPreparationOptions): ToolChoice | undefined {
-  if (options.recoveryRouting !== true || step < 2) return undefined;
+  if (options.recoveryRouting === false || step < 2) return undefined;
   if (options.generationToolChoice !== undefined && options.generationToolChoice !== "auto") return undefined;
   const previous = calls.filter((record) => record.step === step - 1);
   const recoverable = (record: CallRecord): boolean => record.status === "error" && record.error !== undefined && !UNRECOVERABLE.has(record.error.code);
@@ -84,7 +84,7 @@ export function offeredTools(toolbox: ToolBox, state: RunState, step: number, op
   const include = [...state.loadedTools, ...state.calls.map((record) => record.call.name)];
   const specs = toolbox.select(state.request, { include }).map(toolSpec);
   const pruning = options.argumentPruning;
-  if (pruning !== false && pruning?.scope === "call") return specs;
+  if (pruning !== false && (pruning?.scope ?? "call") === "call") return specs;
   return pruneTurnArguments(specs, pruningWords(state), step, pruning);
 }
 
@@ -95,7 +95,7 @@ export function offeredTools(toolbox: ToolBox, state: RunState, step: number, op
  */
 export function callableForms(offered: ToolSpec[], state: RunState, step: number, options: TurnPreparationOptions): ToolSpec[] | undefined {
   const pruning = options.argumentPruning;
-  if (pruning === false || pruning?.scope !== "call") return undefined;
+  if (pruning === false || (pruning?.scope ?? "call") !== "call") return undefined;
   const forms = pruneTurnArguments(offered, pruningWords(state), step, pruning);
   return forms === offered ? undefined : forms;
 }

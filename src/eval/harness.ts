@@ -12,13 +12,13 @@ export interface HarnessSettings {
   router?: "route" | "auto" | "required" | "none";
   /** Argument pruning: on the first turn (default), on every turn, or off. */
   pruning?: "first" | "all" | "off";
-  /** Where pruned parameters are taken out: the prompt and the call (default), or the call only. */
+  /** Where pruned parameters are taken out: the call only (default), or the prompt and the call. */
   pruningScope?: "prompt" | "call";
   /** Narrow a forced first turn to the router's best N tools, or "off" (default). */
   forcedTools?: number | "off";
   /** Answer from the calls' results when the model's words are unreadable: "on" (default) or "off". */
   composeAnswers?: "on" | "off";
-  /** Hold the turn after a fixable failed call to a call (`recoveryRouting`): "on" or "off" (default). */
+  /** Hold the turn after a fixable failed call to a call (`recoveryRouting`): "on" (default) or "off". */
   recovery?: "on" | "off";
 }
 

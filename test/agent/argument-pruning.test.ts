@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import { pruneToolArguments, pruneToolSpecs, requestShape } from "../../src/agent/argument-pruning.js";
 import type { Profile } from "../../src/apps/profile.js";
-import type { ToolSpec } from "../../src/model/types.js";
+import type { GenerateRequest, ToolSpec } from "../../src/model/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { defineTool } from "../../src/tools/tool.js";
 import { ToolBox } from "../../src/tools/toolbox.js";
@@ -115,28 +115,35 @@ describe("argument pruning in the agent", () => {
     run: ({ time, label }) => (label === undefined ? { id: "alarm-1", time } : { id: "alarm-1", time, label }),
   });
 
-  it("shows the first turn pruned specs and later turns whole specs by default", async () => {
+  it("by default prunes what the first turn may call, and shows every turn the whole specs", async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: "set_alarm", arguments: { time: "7" } }] }, "Alarm set for 7."]);
     const agent = new Agent({ model, profile, toolbox: new ToolBox([alarmTool]) });
     const outcome = await agent.run("Set an alarm for 7").outcome;
     expect(outcome.stopReason).toBe("answered");
-    expect(parameterNames(model.requests[0]!.tools![0]!)).toEqual(["time"]);
-    expect(parameterNames(model.requests[1]!.tools![0]!)).toEqual(["time", "label"]);
+    expect(parameterNames(model.requests[0]!.callableTools![0]!)).toEqual(["time"]);
+    expect(model.requests.map((request) => parameterNames(request.tools![0]!))).toEqual([["time", "label"], ["time", "label"]]);
+    expect(model.requests[1]!.callableTools).toBeUndefined();
+
+    // scope "prompt": the first turn's prompt documents the pruned specs.
+    const inPrompt = new ScriptedModel([{ toolCalls: [{ name: "set_alarm", arguments: { time: "7" } }] }, "Alarm set for 7."]);
+    await new Agent({ model: inPrompt, profile, toolbox: new ToolBox([alarmTool]), argumentPruning: { scope: "prompt" } }).run("Set an alarm for 7").outcome;
+    expect(inPrompt.requests.map((request) => parameterNames(request.tools![0]!))).toEqual([["time"], ["time", "label"]]);
   });
 
   it("prunes every turn with turns: all, and not at all when switched off", async () => {
+    const callable = (requests: readonly GenerateRequest[]) => requests.map((request) => parameterNames((request.callableTools ?? request.tools)![0]!));
     const everyTurn = new ScriptedModel([{ toolCalls: [{ name: "set_alarm", arguments: { time: "7" } }] }, "Done."]);
     await new Agent({ model: everyTurn, profile, toolbox: new ToolBox([alarmTool]), argumentPruning: { turns: "all" } }).run("Set an alarm for 7").outcome;
-    expect(everyTurn.requests.map((request) => parameterNames(request.tools![0]!))).toEqual([["time"], ["time"]]);
+    expect(callable(everyTurn.requests)).toEqual([["time"], ["time"]]);
 
     // On later turns the results count as words too: a result (or an error) that names a parameter brings it back.
     const named = new ScriptedModel([{ toolCalls: [{ name: "set_alarm", arguments: { time: "7", label: "x" } }] }, "Done."]);
     await new Agent({ model: named, profile, toolbox: new ToolBox([alarmTool]), argumentPruning: { turns: "all" } }).run("Set an alarm for 7").outcome;
-    expect(named.requests.map((request) => parameterNames(request.tools![0]!))).toEqual([["time"], ["time", "label"]]);
+    expect(callable(named.requests)).toEqual([["time"], ["time", "label"]]);
 
     const off = new ScriptedModel(["Done."]);
     await new Agent({ model: off, profile, toolbox: new ToolBox([alarmTool]), argumentPruning: false }).run("Set an alarm for 7").outcome;
-    expect(parameterNames(off.requests[0]!.tools![0]!)).toEqual(["time", "label"]);
+    expect(callable(off.requests)).toEqual([["time", "label"]]);
   });
 
   it("still validates against the whole input schema: a pruned parameter the model writes anyway is accepted", async () => {

@@ -122,7 +122,7 @@ describe("argument pruning in the call only (scope: call)", () => {
     expect(second!.callableTools).toBeUndefined();
   });
 
-  it("by default prunes the prompt's tool list on the first turn (which then differs from the next turn's)", async () => {
+  it("with scope prompt, prunes the prompt's tool list on the first turn (which then differs from the next turn's)", async () => {
     const [first, second] = await requestsOf({ scope: "prompt" });
     expect(properties(first!.tools?.[0])).toEqual(["time"]);
     expect(properties(second!.tools?.[0])).toEqual(["time", "label", "sound"]);
@@ -133,7 +133,7 @@ describe("argument pruning in the call only (scope: call)", () => {
 describe("recovery after a failed call (recoveryRouting)", () => {
   const specs: ToolSpec[] = ["set_wifi", "download_file", "list_files"].map((name) => ({ name, description: name, parameters: { type: "object", properties: {} } }));
   const failed = (name: string, code: string, message: string, step = 1): CallRecord => ({ call: call(name, {}), risk: "write", status: "error", error: { code, message }, durationMs: 1, step });
-  const on = { recoveryRouting: true };
+  const on = {};
 
   it("holds the next turn to the tool the error names, else to the failed tool again", () => {
     expect(recoveryChoice([failed("download_file", "wifi_off", "Wi-Fi is off. Turn it on with set_wifi, then try again.")], 2, specs, on)).toEqual({ name: "set_wifi" });
@@ -144,7 +144,7 @@ describe("recovery after a failed call (recoveryRouting)", () => {
 
   it("leaves the turn free when it is off, after a success, a decline, a timeout, or too many failures", () => {
     const wifi = failed("download_file", "wifi_off", "Turn it on with set_wifi.");
-    expect(recoveryChoice([wifi], 2, specs, {})).toBeUndefined();
+    expect(recoveryChoice([wifi], 2, specs, { recoveryRouting: false })).toBeUndefined();
     expect(recoveryChoice([wifi], 2, specs, { ...on, generationToolChoice: "none" })).toBeUndefined();
     expect(recoveryChoice([wifi, { ...wifi, status: "ok", error: undefined }], 2, specs, on)).toBeUndefined();
     expect(recoveryChoice([{ ...wifi, status: "declined", error: { code: "blocked_by_policy", message: "set_wifi" } }], 2, specs, on)).toBeUndefined();
@@ -165,7 +165,7 @@ describe("recovery after a failed call (recoveryRouting)", () => {
     });
     const wifi = defineTool({ name: "set_wifi", description: "Turn Wi-Fi on or off.", input: z.object({ on: z.boolean() }), risk: "settings", run: () => ({ on: true }) });
     const model = new ScriptedModel([{ toolCalls: [{ name: "download_file", arguments: { url: "https://example.com/a" } }] }, { toolCalls: [{ name: "set_wifi", arguments: { on: true } }] }, "Done."]);
-    const agent = new Agent({ model, profile, toolbox: new ToolBox([flaky, wifi]), gate: new TableGate({}), recoveryRouting: true });
+    const agent = new Agent({ model, profile, toolbox: new ToolBox([flaky, wifi]), gate: new TableGate({}) });
     await agent.run("download https://example.com/a").outcome;
     expect(model.requests[1]!.toolChoice).toEqual({ name: "set_wifi" });
     expect(model.requests[2]!.toolChoice ?? "auto").toBe("auto");
