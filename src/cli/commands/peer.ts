@@ -9,6 +9,7 @@ import { PeerClient } from "../../peer/peer-client.js";
 import { PeerServer, type ReceivedEntry } from "../../peer/peer-server.js";
 import { peerNetwork } from "../../peer/run-model.js";
 import { parseThreads } from "./run.js";
+import { untilStopped } from "../until-stopped.js";
 
 interface NetworkFlags {
   bootstrap?: string[];
@@ -63,15 +64,7 @@ export function registerPeerCommand(program: Command): void {
         throw error;
       }
       process.stdout.write(`botpsy lends ${model.id} as ${server.publicKey} to ${book.borrowers().length} paired device(s); make an invite with botpsy peer invite\n`);
-      await new Promise<void>((resolve) => {
-        const stop = (): void => {
-          process.removeListener("SIGINT", stop);
-          process.removeListener("SIGTERM", stop);
-          resolve();
-        };
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
-      });
+      await untilStopped();
       await server.close();
       await model.dispose();
     });

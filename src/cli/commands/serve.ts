@@ -9,6 +9,7 @@ import { createAgentService } from "../../server/agent-routes.js";
 import { defaultWebRoot } from "../../server/web-app.js";
 import { DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost, startServer } from "../../server/server.js";
 import { parseMaxSteps, parseThreads } from "./run.js";
+import { untilStopped } from "../until-stopped.js";
 
 interface ServeCommandOptions {
   host: string;
@@ -97,15 +98,7 @@ export function registerServeCommand(program: Command): void {
         throw error;
       }
       process.stdout.write(`botpsy serves ${model.id} (profile ${profile.name}) at ${server.url}/v1${accessToken ? " (access token required)" : ""}\n${defaultWebRoot() ? `Web app: ${server.url}/\n` : ""}`);
-      await new Promise<void>((resolve) => {
-        const stop = (): void => {
-          process.removeListener("SIGINT", stop);
-          process.removeListener("SIGTERM", stop);
-          resolve();
-        };
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
-      });
+      await untilStopped();
       await server.close();
       await model.dispose();
       profile.close();
