@@ -278,7 +278,13 @@ export class Agent {
         };
         const callable = callableForms(turn.tools, state, step, this.options);
         if (callable !== undefined) turn.callableTools = callable;
-        const recovery = recoveryChoice(state.calls, step, turn.callableTools ?? turn.tools, { ...this.options, generationToolChoice: this.options.generation?.toolChoice });
+        const recovery = recoveryChoice(
+          state.calls,
+          step,
+          turn.callableTools ?? turn.tools,
+          { ...this.options, generationToolChoice: this.options.generation?.toolChoice },
+          (name) => this.toolbox.get(name) !== undefined,
+        );
         if (recovery !== undefined) turn.toolChoice = recovery;
         turn = (await this.options.beforeModelTurn?.(turn)) ?? turn;
         if (turn.tools.length > 0) state.toolsOffered = true;

@@ -32,11 +32,18 @@ const UNRECOVERABLE = new Set(["aborted", "tool_timeout", "tool_failed"]);
  * to fix it: a small model left free after an error mostly writes nothing and
  * the task stays undone. When every call of the previous turn failed with an
  * error the model can act on, the next turn must call — the one offered tool
- * the error names ("turn it on with set_wifi"), else the failed tool again
- * with the error in view. Never more than twice in a run, never when the
+ * the error names ("turn it on with set_wifi"), `find_tools` when the tool it
+ * names is not offered this turn, else the failed tool again with the error
+ * in view. Never more than twice in a run, never when the
  * caller fixed the choice, and never for a call the user or a rule declined.
  */
-export function recoveryChoice(calls: readonly CallRecord[], step: number, callable: readonly ToolSpec[], options: TurnPreparationOptions): ToolChoice | undefined {
+export function recoveryChoice(
+  calls: readonly CallRecord[],
+  step: number,
+  callable: readonly ToolSpec[],
+  options: TurnPreparationOptions,
+  isKnownTool: (name: string) => boolean = () => false,
+): ToolChoice | undefined {
   if (options.recoveryRouting === false || step < 2) return undefined;
   if (options.generationToolChoice !== undefined && options.generationToolChoice !== "auto") return undefined;
   const previous = calls.filter((record) => record.step === step - 1);
@@ -48,6 +55,9 @@ export function recoveryChoice(calls: readonly CallRecord[], step: number, calla
   const names = new Set(callable.map((tool) => tool.name));
   const named = [...names].filter((name) => name !== failed.call.name && new RegExp(`\\b${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(failed.error!.message));
   if (named.length === 1) return { name: named[0]! };
+  // The fix is a tool this turn does not offer (the ToolBox retrieved others): the model must find it first.
+  const unoffered = [...failed.error!.message.matchAll(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g)].some(([word]) => !names.has(word) && isKnownTool(word));
+  if (named.length === 0 && unoffered && names.has(FIND_TOOLS_NAME)) return { name: FIND_TOOLS_NAME };
   return names.has(failed.call.name) ? { name: failed.call.name } : undefined;
 }
 

@@ -140,6 +140,11 @@ describe("recovery after a failed call (recoveryRouting)", () => {
     expect(recoveryChoice([failed("download_file", "invalid_arguments", "url must be a web address.")], 2, specs, on)).toEqual({ name: "download_file" });
     // Two tools named: the failed one again, with the error in view.
     expect(recoveryChoice([failed("download_file", "no_space", "Make room with list_files and set_wifi.")], 2, specs, on)).toEqual({ name: "download_file" });
+    // The tool that fixes it is not offered this turn: find it first.
+    const withFinder = [...specs, { name: "find_tools", description: "Find tools.", parameters: { type: "object", properties: {} } }];
+    const known = (name: string): boolean => name === "empty_trash";
+    expect(recoveryChoice([failed("download_file", "no_space", "Storage is full: free space with empty_trash.")], 2, withFinder, on, known)).toEqual({ name: "find_tools" });
+    expect(recoveryChoice([failed("download_file", "no_space", "Storage is full: free space with empty_trash.")], 2, specs, on, known)).toEqual({ name: "download_file" });
   });
 
   it("leaves the turn free when it is off, after a success, a decline, a timeout, or too many failures", () => {
