@@ -35,6 +35,7 @@ export class Store {
   readonly path: string;
   private readonly undoRegistry = new UndoRegistry();
   private readonly commitHooks: ActionCommitHook[] = [];
+  private readonly closeHooks: (() => void)[] = [];
   private queue: Promise<unknown> = Promise.resolve();
   private closed = false;
 
@@ -194,6 +195,12 @@ export class Store {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
+    for (const hook of this.closeHooks.splice(0)) hook();
+  }
+
+  /** Run `hook` once the store is closed (what lives only as long as the store: a temporary folder). */
+  onClose(hook: () => void): void {
+    this.closeHooks.push(hook);
   }
 
   [Symbol.dispose](): void {

@@ -25,6 +25,15 @@ async function failureCode(promise: Promise<unknown>): Promise<string> {
 }
 
 describe("the files sandbox", () => {
+  it("of a profile with no home is a temporary folder that goes when the profile closes", () => {
+    const profile = Profile.open({ databasePath: ":memory:", apps: [filesApp], seed: "empty" });
+    const root = profile.store.getMeta(FILES_DIRECTORY_META)!;
+    writeFileSync(join(root, "note.txt"), "kept while open");
+    expect(existsSync(root)).toBe(true);
+    profile.close();
+    expect(existsSync(root)).toBe(false);
+  });
+
   it("refuses a hard link planted in it to a file outside, for reading, writing, copying and searching", async () => {
     const folder = makeTempDir("botpsy-hardlink-");
     const profile = openProfile(join(folder, "profile.db"));

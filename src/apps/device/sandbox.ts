@@ -84,8 +84,15 @@ let cleanupRegistered = false;
 export function prepareSandbox(store: Store, environment: AppEnvironment): string {
   let root = environment.filesDirectory;
   if (root === undefined) {
-    root = mkdtempSync(join(tmpdir(), "botpsy-files-"));
-    temporarySandboxes.add(root);
+    const temporary = mkdtempSync(join(tmpdir(), "botpsy-files-"));
+    root = temporary;
+    temporarySandboxes.add(temporary);
+    // Gone with the profile; the exit handler below is for a process that never closes it.
+    store.onClose(() => {
+      rmSync(intentsFolderOf(temporary), { recursive: true, force: true });
+      rmSync(temporary, { recursive: true, force: true });
+      temporarySandboxes.delete(temporary);
+    });
     if (!cleanupRegistered) {
       cleanupRegistered = true;
       process.once("exit", () => {
