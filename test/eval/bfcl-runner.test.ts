@@ -129,14 +129,15 @@ describe("BFCL through the agent", () => {
     expect(calling.valid).toBe(false);
   });
 
-  it("prunes optional parameters the request does not speak of from the first turn's tools, never a required one", async () => {
+  it("prunes optional parameters the request does not speak of from what the first turn may call, never a required one", async () => {
     const cases = loadBfclCategory("simple_python", { limit: 30 });
     const inner = modelFor(["simple_python"]);
     let prunedCases = 0;
     for (const caseData of cases) {
       const seen: GenerateRequest[] = [];
       await runBfclCase(caseData, caseOptions(watching(inner, seen)));
-      const offered = (seen[0]!.tools ?? []).flatMap((tool) => Object.keys((tool.parameters.properties as object | undefined) ?? {}));
+      // Pruned from what the first turn may call (its prompt documents every parameter).
+      const offered = (seen[0]!.callableTools ?? seen[0]!.tools ?? []).flatMap((tool) => Object.keys((tool.parameters.properties as object | undefined) ?? {}));
       const documented = caseData.functions.flatMap((doc) => Object.keys(doc.parameters.properties ?? {}));
       for (const doc of caseData.functions) for (const name of doc.parameters.required ?? []) expect(offered).toContain(name);
       if (offered.length < documented.length) prunedCases++;
