@@ -64,7 +64,11 @@ function exchange(payload: (write: (data: string | Buffer) => boolean) => void, 
       const match = /^HTTP\/1\.1 (\d{3})/.exec(received);
       if (match && received.includes("\r\n\r\n")) settle({ status: Number(match[1]) });
     });
-    socket.on("error", () => settle({ closed: "reset" }));
+    // A server that answered and closed while the client was still sending can reset the socket after its answer arrived: the answer counts.
+    socket.on("error", () => {
+      const match = /^HTTP\/1\.1 (\d{3})/.exec(received);
+      settle(match ? { status: Number(match[1]) } : { closed: "reset" });
+    });
     socket.on("close", () => {
       const match = /^HTTP\/1\.1 (\d{3})/.exec(received);
       settle(match ? { status: Number(match[1]) } : { closed: "server" });
