@@ -1,7 +1,8 @@
 import { fork } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { LlamaChatSession, getLlama, LlamaLogLevel } from "node-llama-cpp";
-import { InvalidInputError, errorMessage } from "../src/errors.js";
+import { errorMessage } from "../src/errors.js";
+import { option, positiveInteger } from "./options.js";
 import { ensureModelFile, bestPresentModel } from "../src/model/resolve.js";
 import { SMOLLM2_ID } from "../src/model/catalog.js";
 import { LlamaChatModel } from "../src/model/llama-chat-model.js";
@@ -148,20 +149,6 @@ function medianFigures(runs: ModelBenchFigures[]): ModelBenchFigures {
   return Object.fromEntries(keys.map((key) => [key, median(runs.map((run) => run[key]))])) as unknown as ModelBenchFigures;
 }
 
-function option(argv: readonly string[], name: string): string | undefined {
-  const index = argv.indexOf(name);
-  if (index < 0) return undefined;
-  const value = argv[index + 1];
-  if (value === undefined || value.startsWith("--")) throw new InvalidInputError(`${name} needs a value.`);
-  return value;
-}
-
-function positiveInteger(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidInputError(`${name} must be a whole number of at least 1, not "${value}".`);
-  return parsed;
-}
 
 export function formatModelBenchTable(modelId: string, threads: number, botpsy: ModelBenchFigures, baseline: ModelBenchFigures): string {
   const rows: Array<[string, keyof ModelBenchFigures, number]> = [

@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import type { AgentRun } from "../src/agent/types.js";
 import { Profile } from "../src/apps/profile.js";
 import { errorMessage, InvalidInputError } from "../src/errors.js";
+import { option, positiveInteger } from "./options.js";
 import { createChatModel } from "../src/model/resolve.js";
 import type { ChatModel, GenerateRequest } from "../src/model/types.js";
 import { assembleRuntime } from "../src/runtime.js";
@@ -201,20 +202,6 @@ function scriptedAgentModel(): ScriptedModel {
   return new ScriptedModel([turn], { id: "scripted (list_alarms, then an answer)", whenExhausted: "repeat-last" });
 }
 
-function option(argv: readonly string[], name: string): string | undefined {
-  const index = argv.indexOf(name);
-  if (index < 0) return undefined;
-  const value = argv[index + 1];
-  if (value === undefined || value.startsWith("--")) throw new InvalidInputError(`${name} needs a value.`);
-  return value;
-}
-
-function positiveInteger(value: string | undefined, name: string, fallback: number): number {
-  if (value === undefined) return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidInputError(`${name} must be a whole number of at least 1, not "${value}".`);
-  return parsed;
-}
 
 export function formatServeBenchTable(rows: readonly ServeBenchRow[]): string {
   const lines = [
