@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configPath } from "../../src/config.js";
 import { openOpenAIReference, parseOpenAIReference } from "../../src/model/resolve.js";
+import { startServeProcess } from "../support/serve-process.js";
 
 /**
  * `openai:<base-url>[#model]` as the model of a run, against a real
@@ -38,26 +39,7 @@ beforeAll(async () => {
   if (!existsSync(modelPath)) throw new Error(`The test model is missing at ${modelPath}; fetch it with: botpsy models pull smollm2-135m-instruct-q4_1`);
   serverHome = mkdtempSync(join(tmpdir(), "botpsy-openai-server-"));
   deviceHome = mkdtempSync(join(tmpdir(), "botpsy-openai-device-"));
-  server = spawn(process.execPath, ["--import", "tsx", resolve("src/cli/main.ts"), "serve", "--port", "0", "--model", modelPath, "--threads", "1", "--rotate-token"], {
-    cwd: resolve("."),
-    env: { ...process.env, BOTPSY_HOME: serverHome },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  server.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  baseURL = await new Promise<string>((done, fail) => {
-    let stdout = "";
-    server.stdout!.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(stdout);
-      const printed = /^\s+(bp-\S+)$/m.exec(stdout);
-      if (match && printed) {
-        token = printed[1]!;
-        done(match[1]!);
-      }
-    });
-    server.once("exit", (code) => fail(new Error(`botpsy serve exited (${String(code)}) before listening: ${stderr}`)));
-  });
+  ({ child: server, baseURL, token } = await startServeProcess({ home: serverHome, modelPath }));
 }, 280_000);
 
 afterAll(() => {

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -7,6 +7,7 @@ import { generateText, streamText, tool } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { startServeProcess } from "../support/serve-process.js";
 
 /**
  * `botpsy serve` end to end: the real CLI on 127.0.0.1 (a free port), the
@@ -28,28 +29,7 @@ let token: string;
 beforeAll(async () => {
   if (!existsSync(modelPath)) throw new Error(`The test model is missing at ${modelPath}; fetch it with: botpsy models pull smollm2-135m-instruct-q4_1`);
   home = mkdtempSync(join(tmpdir(), "botpsy-serve-e2e-"));
-  child = spawn(process.execPath, ["--import", "tsx", resolve("src/cli/main.ts"), "serve", "--port", "0", "--model", modelPath, "--threads", "1", "--rotate-token"], {
-    cwd: resolve("."),
-    env: { ...process.env, BOTPSY_HOME: home },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  baseURL = await new Promise<string>((done, fail) => {
-    let stdout = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = /at (http:\/\/127\.0\.0\.1:\d+\/v1)/.exec(stdout);
-      const printed = /^\s+(bp-\S+)$/m.exec(stdout);
-      if (match && printed) {
-        token = printed[1]!;
-        done(match[1]!);
-      }
-    });
-    child.once("exit", (code) => fail(new Error(`botpsy serve exited (${String(code)}) before listening: ${stderr}`)));
-  });
+  ({ child, baseURL, token } = await startServeProcess({ home, modelPath }));
   const client = new OpenAI({ baseURL, apiKey: token, maxRetries: 0 });
   modelId = (await client.models.list()).data[0]!.id;
 }, 280_000);
