@@ -31,6 +31,15 @@ const KEYS = {
   recovery: ["on", "off"],
 } as const;
 
+/** The switches whose value is one of the names in `KEYS`, and the setting each one sets. */
+const NAMED_VALUE_FIELDS = {
+  router: "router",
+  pruning: "pruning",
+  "pruning-scope": "pruningScope",
+  "compose-answers": "composeAnswers",
+  recovery: "recovery",
+} as const satisfies Partial<Record<keyof typeof KEYS, keyof HarnessSettings>>;
+
 function usage(): string {
   return Object.entries(KEYS)
     .map(([key, values]) => `${key}=${values.join("|")}`)
@@ -47,11 +56,8 @@ export function parseHarness(text: string | undefined): HarnessSettings | undefi
       throw new InvalidInputError(`--harness "${item}" is not a known switch. Give key=value pairs separated by commas: ${usage()}.`, { code: "invalid_option" });
     };
     if (key === undefined || value === undefined || extra !== undefined) bad();
-    if (key === "router" && (KEYS.router as readonly string[]).includes(value!)) settings.router = value as HarnessSettings["router"];
-    else if (key === "pruning" && (KEYS.pruning as readonly string[]).includes(value!)) settings.pruning = value as HarnessSettings["pruning"];
-    else if (key === "pruning-scope" && (value === "prompt" || value === "call")) settings.pruningScope = value;
-    else if (key === "recovery" && (value === "on" || value === "off")) settings.recovery = value;
-    else if (key === "compose-answers" && (value === "on" || value === "off")) settings.composeAnswers = value;
+    const named = key !== undefined && Object.hasOwn(NAMED_VALUE_FIELDS, key) ? (key as keyof typeof NAMED_VALUE_FIELDS) : undefined;
+    if (named !== undefined && (KEYS[named] as readonly string[]).includes(value!)) (settings as Record<string, string>)[NAMED_VALUE_FIELDS[named]] = value!;
     else if (key === "forced-tools" && value === "off") settings.forcedTools = "off";
     else if (key === "forced-tools" && /^[1-9]\d*$/.test(value!)) settings.forcedTools = Number(value);
     else bad();

@@ -17,7 +17,7 @@ describe("eval --harness switches", () => {
     expect(harnessAgentOptions(undefined)).toEqual({});
   });
 
-  it.each(["router=maybe", "pruning", "forced-tools=0", "colour=blue", "router=auto=x", "pruning-scope=grammar"])("refuses %s with the list of switches", (text) => {
+  it.each(["router=maybe", "pruning", "forced-tools=0", "colour=blue", "router=auto=x", "pruning-scope=grammar", "toString=x"])("refuses %s with the list of switches", (text) => {
     expect(() => parseHarness(text)).toThrow(/router=route\|auto\|required\|none.*pruning-scope=prompt\|call.*compose-answers=on\|off, recovery=on\|off/);
   });
 });
