@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolChoice, ToolSpec } from "../model/types.js";
+import { escapeRegExp } from "../policy/provenance.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
 import { routeToolChoice, type ToolRouterOptions } from "../tools/router.js";
 import { toolSpec } from "../tools/tool.js";
@@ -53,7 +54,7 @@ export function recoveryChoice(
   if (failedSteps.size > MAX_RECOVERY_TURNS) return undefined;
   const failed = previous[previous.length - 1]!;
   const names = new Set(callable.map((tool) => tool.name));
-  const named = [...names].filter((name) => name !== failed.call.name && new RegExp(`\\b${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\b`).test(failed.error!.message));
+  const named = [...names].filter((name) => name !== failed.call.name && new RegExp(`\\b${escapeRegExp(name)}\\b`).test(failed.error!.message));
   if (named.length === 1) return { name: named[0]! };
   // The fix is a tool this turn does not offer (the ToolBox retrieved others): the model must find it first.
   const unoffered = [...failed.error!.message.matchAll(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g)].some(([word]) => !names.has(word) && isKnownTool(word));

@@ -131,7 +131,8 @@ function appearsIn(candidate: Candidate, text: string, normalisedText: string): 
   return normalisedText.includes(wanted);
 }
 
-function escapeRegExp(text: string): string {
+/** `text` as a regular expression that matches it literally. */
+export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
