@@ -4,7 +4,8 @@ import { RiskGate } from "./agent/default-gate.js";
 import type { AgentRun, ApprovalDecision } from "./agent/types.js";
 import type { Profile } from "./apps/profile.js";
 import { InvalidInputError } from "./errors.js";
-import { SMOLLM2_ID } from "./model/catalog.js";
+import { SMOLLM2_ID, type CatalogEntry } from "./model/catalog.js";
+import { chooseAdapter, tunedModelId } from "./model/shipped-adapter.js";
 import type { ChatFormatName } from "./model/chat-format.js";
 import { LlamaChatModel } from "./model/llama-chat-model.js";
 import { bestPresentModel, ensureModelFile, type ModelLocationOptions } from "./model/resolve.js";
@@ -33,7 +34,11 @@ export interface ModelReference {
   progress?: boolean;
   /** Where models are kept. Default under BOTPSY_HOME. */
   directory?: string;
-  /** A LoRA adapter (GGUF, from `botpsy tune train`) applied on the model; refused when it was trained on another base. */
+  /**
+   * A LoRA adapter (GGUF, from `botpsy tune train`) applied on the model;
+   * refused when it was trained on another base. Default: the adapter botpsy
+   * ships for a catalog model, if any; "none" loads the model untuned.
+   */
   lora?: string;
 }
 
@@ -45,6 +50,8 @@ export interface LocatedModel {
   chatFormat?: ChatFormatName;
   /** Whether the file was pulled just now. */
   pulled: boolean;
+  /** The catalog entry the name resolved to, when it is one. */
+  entry?: CatalogEntry;
 }
 
 /**
@@ -59,22 +66,29 @@ export async function locateModel(reference: Pick<ModelReference, "name" | "prog
   const { path, resolved, pulled } = await ensureModelFile(name, { ...location, progress: reference.progress ?? false });
   const catalogFormat = resolved.kind === "catalog" ? resolved.entry?.chatFormat : undefined;
   const id = resolved.kind === "catalog" ? resolved.entry!.id : (path.split(/[\\/]/).at(-1) ?? path).replace(/\.gguf$/i, "");
-  return { id, path, pulled: pulled !== undefined, ...(catalogFormat !== undefined && catalogFormat !== "native" ? { chatFormat: catalogFormat } : {}) };
+  return {
+    id,
+    path,
+    pulled: pulled !== undefined,
+    ...(catalogFormat !== undefined && catalogFormat !== "native" ? { chatFormat: catalogFormat } : {}),
+    ...(resolved.kind === "catalog" && resolved.entry !== undefined ? { entry: resolved.entry } : {}),
+  };
 }
 
-/** Load a located model on llama.cpp. */
+/** Load a located model on llama.cpp, with the adapter asked for or, by default, the one botpsy ships for it. The model's id names the adapter. */
 export async function loadLocatedModel(
   located: LocatedModel,
   reference: Pick<ModelReference, "threads" | "maxConversations" | "lora"> & { baseSha256?: string } = {},
 ): Promise<LlamaChatModel> {
-  if (reference.lora !== undefined) await verifyAdapterBase(reference.lora, located.path, reference.baseSha256);
+  const lora = await chooseAdapter(reference.lora, located.entry);
+  if (lora !== undefined) await verifyAdapterBase(lora, located.path, reference.baseSha256 ?? located.entry?.sha256);
   return LlamaChatModel.load({
     modelPath: located.path,
-    id: located.id,
+    id: tunedModelId(located.id, lora),
     ...(located.chatFormat !== undefined ? { chatFormat: located.chatFormat } : {}),
     ...(reference.threads !== undefined ? { threads: reference.threads } : {}),
     ...(reference.maxConversations !== undefined ? { maxConversations: reference.maxConversations } : {}),
-    ...(reference.lora !== undefined ? { lora: reference.lora } : {}),
+    ...(lora !== undefined ? { lora } : {}),
   });
 }
 

@@ -31,6 +31,12 @@ export interface CatalogEntry {
   verified: boolean;
   /** Preference as the default model: lower is better. */
   rank: number;
+  /**
+   * A LoRA adapter botpsy ships for this model (a file in data/adapters, with
+   * its `.json` record), applied whenever the model is loaded by this id
+   * unless the caller names another adapter or "none".
+   */
+  shippedAdapter?: { fileName: string; sizeBytes: number; sha256: string };
 }
 
 const BOTPSY_REPOSITORY = "https://huggingface.co/botpsy/BotPsy-0.8B-GGUF/resolve/main";

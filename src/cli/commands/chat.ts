@@ -13,7 +13,7 @@ export function registerChatCommand(program: Command): void {
     .command("chat")
     .description("Talk with botpsy: each message may act through the local apps")
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
-    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model; refused on another base")
+    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model, refused on another base; \"none\" for the untuned model (default: the adapter botpsy ships for a catalog model)")
     .option("--max-steps <n>", "model turns allowed per message (default 10)")
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")

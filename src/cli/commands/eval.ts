@@ -16,7 +16,7 @@ import { injectionSuiteCases } from "../../eval/injection/suites.js";
 import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDefenseSetting, type DefenseSetting } from "../../eval/injection/run.js";
 import { isScenarioSplit, SCENARIO_SPLITS, selectSuiteSplit, suiteHasSplits, type ScenarioSplit } from "../../eval/splits.js";
 import { INJECTION_SUITE, isInjectionSuite, resolveScenarioSuite } from "../../eval/suites.js";
-import { adapterName } from "../../model/lora-adapter.js";
+import { NO_ADAPTER } from "../../model/shipped-adapter.js";
 import type { ChatModel } from "../../model/types.js";
 import { loadLocatedModel, locateModel } from "../../runtime.js";
 import { botpsyVersion } from "../../version.js";
@@ -96,9 +96,8 @@ export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async 
     ...(threads !== undefined ? { threads } : {}),
     ...(lora !== undefined ? { lora, baseSha256: sha256 } : {}),
   });
-  // A tuned run is another model in the results: its id names the adapter.
-  const id = lora !== undefined ? `${located.id}+lora:${adapterName(lora)}` : located.id;
-  return { model, info: { id, file: basename(located.path), sha256 } };
+  // A tuned run is another model in the results: its id names the adapter (also the one botpsy ships).
+  return { model, info: { id: model.id, file: basename(located.path), sha256 } };
 };
 
 /** A BFCL file given in place of a suite: `BFCL_v4_live_simple.json` or any path to such a file. */
@@ -191,7 +190,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
   const parallelCalls = parseParallelCalls(options.parallelCalls);
   const harness = parseHarness(options.harness);
   const suite = scenarioSuite?.suite ?? BFCL_SUITE;
-  const { model, info } = await dependencies.loadModel({ reference: options.model, concurrency, threads, ...(options.lora !== undefined ? { lora: resolve(options.lora) } : {}) });
+  const { model, info } = await dependencies.loadModel({ reference: options.model, concurrency, threads, ...(options.lora !== undefined ? { lora: options.lora.trim().toLowerCase() === NO_ADAPTER ? NO_ADAPTER : resolve(options.lora) } : {}) });
   const settings: EvalSettings = {
     suite,
     model: info,
@@ -250,7 +249,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
       'Run a suite ("apps", "bfcl", "injection" or "injection-heldout", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
     )
     .option("--model <id>", "catalog id, GGUF path or hf: reference (default: the best model present, else the default model, pulled — as botpsy run)")
-    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model; refused on another base")
+    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model, refused on another base; \"none\" for the untuned model (default: the adapter botpsy ships for a catalog model)")
     .option("--limit <n>", "run only n cases, spread evenly over the suite's groups and recorded in the results (bfcl: the first n of each category)")
     .option("--concurrency <n>", "cases run at the same time", "1")
     .option("--thinking <mode>", "off, on, or a token budget", "off")

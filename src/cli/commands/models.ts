@@ -6,6 +6,7 @@ import { UnknownModelError } from "../../model/errors.js";
 import { formatParameterCount, readModelInfo } from "../../model/info.js";
 import { checkModelFile, describeModelFileState, type ModelFileState } from "../../model/integrity.js";
 import { adapterName, listAdapters } from "../../model/lora-adapter.js";
+import { shippedAdaptersDirectory } from "../../model/shipped-adapter.js";
 import { bestPresentModel, listModels, pullWithProgress, removeModel, resolveModel } from "../../model/resolve.js";
 
 /** `botpsy models list | pull <id> | rm <id> | info <id|path>`. */
@@ -29,7 +30,7 @@ export function registerModelsCommand(program: Command): void {
       if (options.json === true) {
         const models = listed.map((model) => ({ ...model, ...(checks.has(model.entry.id) ? { integrity: checks.get(model.entry.id) } : {}) }));
         const defaultCorrupt = best !== undefined && checks.get(best.name) !== undefined && checks.get(best.name)!.state !== "ok";
-        process.stdout.write(`${JSON.stringify({ default: best?.name ?? null, ...(defaultCorrupt ? { defaultCorrupt: true } : {}), models, adapters: listAdapters(join(botpsyHome(), "adapters")) }, null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify({ default: best?.name ?? null, ...(defaultCorrupt ? { defaultCorrupt: true } : {}), models, adapters: listAdapters(join(botpsyHome(), "adapters")), shippedAdapters: listAdapters(shippedAdaptersDirectory()) }, null, 2)}\n`);
         return;
       }
       const rows = listed.map((model) => [
@@ -39,15 +40,20 @@ export function registerModelsCommand(program: Command): void {
         model.entry.chatFormat,
         model.entry.license,
         model.entry.verified ? "yes" : "no",
+        model.entry.shippedAdapter !== undefined ? adapterName(model.entry.shippedAdapter.fileName) : "-",
         model.entry.title,
       ]);
-      printTable(["id", "state", "size", "format", "licence", "verified", "model"], rows);
+      printTable(["id", "state", "size", "format", "licence", "verified", "tuned by default with", "model"], rows);
       const corrupt = [...checks.entries()].filter(([, check]) => check.state !== "ok").map(([id]) => id);
       if (corrupt.length > 0) process.stdout.write(`\nCorrupt: ${corrupt.join(", ")}. \`botpsy models pull <id>\` moves the file aside and fetches it again.\n`);
-      const adapters = listAdapters(join(botpsyHome(), "adapters"));
+      // The adapters botpsy ships (applied by default; --lora none loads the model untuned), then the user's own.
+      const adapters = [...listAdapters(shippedAdaptersDirectory()).map((adapter) => ({ ...adapter, origin: "shipped" })), ...listAdapters(join(botpsyHome(), "adapters")).map((adapter) => ({ ...adapter, origin: "yours" }))];
       if (adapters.length > 0) {
-        process.stdout.write("\nLoRA adapters (use with --lora <path>):\n");
-        printTable(["adapter", "size", "base", "steps", "path"], adapters.map((adapter) => [adapterName(adapter.path), megabytes(adapter.sizeBytes), adapter.metadata?.base.name ?? "unknown (no record)", String(adapter.metadata?.steps ?? "-"), adapter.path]));
+        process.stdout.write("\nLoRA adapters (use with --lora <path>; --lora none runs a model untuned):\n");
+        printTable(
+          ["adapter", "from", "size", "base", "steps", "path"],
+          adapters.map((adapter) => [adapterName(adapter.path), adapter.origin, megabytes(adapter.sizeBytes), adapter.metadata?.base.name ?? "unknown (no record)", String(adapter.metadata?.steps ?? "-"), adapter.path]),
+        );
       }
       // The default stays the default when its file is corrupt: its first use moves the file aside and fetches it again.
       const bestCheck = best !== undefined ? checks.get(best.name) : undefined;

@@ -1,0 +1,66 @@
+import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { BotpsyError } from "../errors.js";
+import { packageRoot } from "../version.js";
+import type { CatalogEntry } from "./catalog.js";
+import { adapterName, sha256OfFile } from "./lora-adapter.js";
+
+/**
+ * The LoRA adapters botpsy ships (data/adapters): a catalog model with one is
+ * loaded tuned unless the caller names another adapter, or "none" for the
+ * untuned base.
+ */
+
+/** The `--lora` value that loads a catalog model without its shipped adapter. */
+export const NO_ADAPTER = "none";
+
+export function shippedAdaptersDirectory(): string {
+  return join(packageRoot(), "data", "adapters");
+}
+
+const verified = new Map<string, string>();
+
+/** The path of an entry's shipped adapter, checked once per process against its recorded size and sha256. */
+export async function shippedAdapterPath(entry: CatalogEntry): Promise<string | undefined> {
+  const shipped = entry.shippedAdapter;
+  if (shipped === undefined) return undefined;
+  const path = join(shippedAdaptersDirectory(), shipped.fileName);
+  const known = verified.get(path);
+  if (known !== undefined) return known;
+  if (!existsSync(path)) throw new ShippedAdapterError(entry.id, path, "is missing");
+  const size = statSync(path).size;
+  if (size !== shipped.sizeBytes) throw new ShippedAdapterError(entry.id, path, `has ${size} bytes where ${shipped.sizeBytes} were shipped`);
+  const sha256 = await sha256OfFile(path);
+  if (sha256 !== shipped.sha256) throw new ShippedAdapterError(entry.id, path, `has sha256 ${sha256} where ${shipped.sha256} was shipped`);
+  verified.set(path, path);
+  return path;
+}
+
+/**
+ * The adapter a load applies: the one asked for; none for "none"; else the
+ * shipped adapter of the catalog entry (a model given by path loads as it is).
+ */
+export async function chooseAdapter(requested: string | undefined, entry: CatalogEntry | undefined): Promise<string | undefined> {
+  if (requested !== undefined && requested.trim().toLowerCase() === NO_ADAPTER) return undefined;
+  if (requested !== undefined) return requested;
+  return entry !== undefined ? shippedAdapterPath(entry) : undefined;
+}
+
+/** The id of a model with an adapter applied, as results and reports name it. */
+export function tunedModelId(baseId: string, adapter: string | undefined): string {
+  return adapter === undefined ? baseId : `${baseId}+lora:${adapterName(adapter)}`;
+}
+
+/** A shipped adapter file that is missing or not the one shipped. */
+export class ShippedAdapterError extends BotpsyError {
+  constructor(
+    readonly modelId: string,
+    readonly adapterPath: string,
+    problem: string,
+  ) {
+    super(
+      "shipped_adapter_corrupt",
+      `The tuned adapter botpsy ships for ${modelId} (${adapterPath}) ${problem}. Reinstall botpsy to restore it, or run the untuned model with --lora none.`,
+    );
+  }
+}
