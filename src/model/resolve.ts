@@ -5,7 +5,7 @@ import { modelsDirectory } from "../config.js";
 import type { ChatFormatName } from "./chat-format.js";
 import { checkModelFile } from "./integrity.js";
 import { MODEL_CATALOG, SMOLLM2_ID, findCatalogEntry, parseHuggingFaceReference, type CatalogEntry } from "./catalog.js";
-import { createProgressBar, partialPathFor, pullModel, type PullOptions, type PullResult } from "./download.js";
+import { createProgressBar, partialPathFor, pullModel, removePieces, type PullOptions, type PullResult } from "./download.js";
 import { InvalidInputError } from "../errors.js";
 import { ModelFileMissingError, ModelRequestError, UnknownModelError } from "./errors.js";
 import { LlamaChatModel, type LlamaChatModelOptions } from "./llama-chat-model.js";
@@ -118,6 +118,9 @@ export async function removeModel(name: string, options: ModelLocationOptions = 
   const existed = resolved.present || existsSync(partial);
   await rm(resolved.path, { force: true });
   await rm(partial, { force: true });
+  for (const source of resolved.entry?.sources ?? []) {
+    if (source.kind === "pypi-wheel-parts") await removePieces(partial, source.parts.length);
+  }
   return existed;
 }
 
