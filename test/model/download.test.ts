@@ -3,13 +3,13 @@ import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { crc32, deflateRawSync } from "node:zlib";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { CatalogEntry } from "../../src/model/catalog.js";
 import { partialPathFor, pullModel, type PullProgress } from "../../src/model/download.js";
 import { ChecksumMismatchError, NoSourceReachableError } from "../../src/model/errors.js";
 import { extractZipMember, listZipMembers, ZipArchiveError } from "../../src/model/zip.js";
 import { makeTempDir } from "../support/temp-dir.js";
+import { buildZip } from "../support/zip.js";
 
 const payload = Buffer.from(Array.from({ length: 300_000 }, (_, index) => (index * 7919) % 251));
 const payloadSha256 = createHash("sha256").update(payload).digest("hex");
@@ -73,47 +73,6 @@ function entryWith(sources: CatalogEntry["sources"], overrides: Partial<CatalogE
     rank: 50,
     ...overrides,
   };
-}
-
-/** Builds a zip archive the way a wheel is laid out: local headers, data, central directory. */
-function buildZip(members: Array<{ name: string; data: Buffer; deflate: boolean }>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const member of members) {
-    const name = Buffer.from(member.name);
-    const stored = member.deflate ? deflateRawSync(member.data) : member.data;
-    const checksum = crc32(member.data);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(member.deflate ? 8 : 0, 8);
-    local.writeUInt32LE(checksum, 14);
-    local.writeUInt32LE(stored.length, 18);
-    local.writeUInt32LE(member.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(member.deflate ? 8 : 0, 10);
-    central.writeUInt32LE(checksum, 16);
-    central.writeUInt32LE(stored.length, 20);
-    central.writeUInt32LE(member.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, stored);
-    centrals.push(central, name);
-    offset += local.length + name.length + stored.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(members.length, 8);
-  end.writeUInt16LE(members.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
 }
 
 describe("pullModel", () => {
