@@ -145,7 +145,8 @@ function formatNamed(model: LlamaModel, name: ChatFormatName): ChatFormat {
         name,
         ownDialect: false,
         supportsThinking: false,
-        createWrapper: ({ forceCall, documented }) => withToolChoice(new PromptedToolCallChatWrapper(), forceCall, documented),
+        createWrapper: ({ forceCall, documented }) =>
+          withToolChoice(new PromptedToolCallChatWrapper({ keepBos: model.tokens.bosString !== CHATML_TURN_OPENER }), forceCall, documented),
       };
     case "native": {
       const resolved = resolveChatWrapper(model, { warningLogs: false });
@@ -209,6 +210,14 @@ export class QwenToolResultsAsWritten extends QwenChatWrapper {
  */
 export class PromptedToolCallChatWrapper extends ChatMLChatWrapper {
   override readonly wrapperName: string = "BotpsyPromptedChatML";
+  /** Whether the prompt opens with the model's BOS token (see generateContextState). */
+  readonly keepBos: boolean;
+
+  constructor(options: { keepBos?: boolean } = {}) {
+    super();
+    this.keepBos = options.keepBos ?? false;
+  }
+
   override readonly settings: ChatWrapperSettings = {
     ...ChatWrapper.defaultSettings,
     supportsSystemMessages: true,
@@ -244,10 +253,13 @@ export class PromptedToolCallChatWrapper extends ChatMLChatWrapper {
    * ChatML templates write no BOS of their own, and SmolLM2's BOS is
    * `<|im_start|>` itself: node-llama-cpp's ChatML wrapper would open every
    * prompt with it twice (`<|im_start|><|im_start|>system`), which the
-   * template never renders.
+   * template never renders. A model whose BOS is another token (a base model
+   * such as Gemma, whose `<bos>` it was trained to see first, and which has no
+   * ChatML tokens, so the turns are plain text) keeps it: `keepBos`.
    */
   override generateContextState(options: ChatWrapperGenerateContextStateOptions): ChatWrapperGeneratedContextState {
     const state = super.generateContextState(options);
+    if (this.keepBos) return state;
     const [first, ...rest] = state.contextText.values;
     if (!(first instanceof SpecialToken && first.value === "BOS")) return state;
     return { ...state, contextText: LlamaText(rest) };
@@ -272,6 +284,9 @@ export class PromptedToolCallChatWrapper extends ChatMLChatWrapper {
     ]);
   }
 }
+
+/** The token that opens a ChatML turn; some ChatML models (SmolLM2) use it as their BOS too. */
+const CHATML_TURN_OPENER = "<|im_start|>";
 
 /** `city: string, unit?: "c" | "f"`: short enough for a small model to read, exact enough to fill. */
 export function describeParameters(schema: JsonSchema): string {
