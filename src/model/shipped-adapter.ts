@@ -18,21 +18,22 @@ export function shippedAdaptersDirectory(): string {
   return join(packageRoot(), "data", "adapters");
 }
 
-const verified = new Map<string, string>();
+/** Paths already checked in this process, with the size and hash they were checked against. */
+const verified = new Set<string>();
 
 /** The path of an entry's shipped adapter, checked once per process against its recorded size and sha256. */
-export async function shippedAdapterPath(entry: CatalogEntry): Promise<string | undefined> {
+export async function shippedAdapterPath(entry: CatalogEntry, directory = shippedAdaptersDirectory()): Promise<string | undefined> {
   const shipped = entry.shippedAdapter;
   if (shipped === undefined) return undefined;
-  const path = join(shippedAdaptersDirectory(), shipped.fileName);
-  const known = verified.get(path);
-  if (known !== undefined) return known;
+  const path = join(directory, shipped.fileName);
+  const key = `${path}\0${shipped.sizeBytes}\0${shipped.sha256}`;
+  if (verified.has(key)) return path;
   if (!existsSync(path)) throw new ShippedAdapterError(entry.id, path, "is missing");
   const size = statSync(path).size;
   if (size !== shipped.sizeBytes) throw new ShippedAdapterError(entry.id, path, `has ${size} bytes where ${shipped.sizeBytes} were shipped`);
   const sha256 = await sha256OfFile(path);
   if (sha256 !== shipped.sha256) throw new ShippedAdapterError(entry.id, path, `has sha256 ${sha256} where ${shipped.sha256} was shipped`);
-  verified.set(path, path);
+  verified.add(key);
   return path;
 }
 
@@ -40,10 +41,10 @@ export async function shippedAdapterPath(entry: CatalogEntry): Promise<string | 
  * The adapter a load applies: the one asked for; none for "none"; else the
  * shipped adapter of the catalog entry (a model given by path loads as it is).
  */
-export async function chooseAdapter(requested: string | undefined, entry: CatalogEntry | undefined): Promise<string | undefined> {
+export async function chooseAdapter(requested: string | undefined, entry: CatalogEntry | undefined, directory = shippedAdaptersDirectory()): Promise<string | undefined> {
   if (requested !== undefined && requested.trim().toLowerCase() === NO_ADAPTER) return undefined;
   if (requested !== undefined) return requested;
-  return entry !== undefined ? shippedAdapterPath(entry) : undefined;
+  return entry !== undefined ? shippedAdapterPath(entry, directory) : undefined;
 }
 
 /** The id of a model with an adapter applied, as results and reports name it. */
