@@ -86,6 +86,15 @@ export function parseWhen(text: string, clock: Clock, field = "when"): When {
       `Could not read a date or time from ${field}="${text}". Use a form such as "2026-12-04 15:00", "Friday 3 pm", "tomorrow morning" or "in 2 hours".`,
     );
   }
+  // chrono reads a date out of any text around it: what it left unread must be words, not more numbers or markup
+  // (">'00:00:00:00" is not midnight, "7 (or 8)" is not 7).
+  const unread = `${trimmed.slice(0, first.index)} ${trimmed.slice(first.index + first.text.length)}`;
+  if (/[0-9]/.test(unread) || /[^\p{L}\s.,;:!?'"()-]/u.test(unread)) {
+    throw new ToolError(
+      "invalid_date",
+      `${field}="${text}" holds more than one date or time, or characters that are not one ("${unread.trim()}" is left over after "${first.text}"). Give one, such as "2026-12-04 15:00", "Friday 3 pm" or "in 2 hours".`,
+    );
+  }
   const start = first.start;
   let hour = start.isCertain("hour") ? start.get("hour") ?? 0 : undefined;
   let minute = start.isCertain("minute") ? start.get("minute") ?? 0 : hour === undefined ? undefined : 0;

@@ -59,6 +59,13 @@ describe("alarms app", () => {
   it("refuses bad times, duplicates and too many alarms", async () => {
     const profile = openProfile();
     expect((await failure(run(profile, "set_alarm", { time: "banana" }))).code).toBe("invalid_date");
+    // A time found inside other numbers or markup is not read as that time: a small model's ">'00:00:00:00" is not midnight.
+    for (const garbled of [">'00:00:00:00", "7 (or 8)", "7:00 <tool_call>"]) {
+      const refused = await failure(run(profile, "set_alarm", { time: garbled }));
+      expect(refused.code, garbled).toBe("invalid_date");
+    }
+    expect((await failure(run(profile, "set_alarm", { time: ">'00:00:00:00" }))).message).toMatch(/left over/);
+    expect((await run(profile, "list_alarms", {})).count).toBe(0);
     expect((await failure(run(profile, "set_alarm", { time: "7", repeat: "sometimes" }))).code).toBe("invalid_repeat");
     await run(profile, "set_alarm", { time: "7" });
     const duplicate = await failure(run(profile, "set_alarm", { time: "07:00" }));
