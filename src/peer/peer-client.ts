@@ -6,6 +6,7 @@ import { PeerUnavailableError } from "./errors.js";
 import type { PeerBook } from "./peer-book.js";
 import {
   checkResult,
+  checkWebPage,
   encodeFrame,
   FRAME_KIND,
   FrameReader,
@@ -15,6 +16,7 @@ import {
   type LenderModelInfo,
   type PairedMessage,
   type ResultMessage,
+  type WebPageMessage,
 } from "./protocol.js";
 
 export interface PeerConnectOptions {
@@ -134,6 +136,29 @@ export class PeerClient {
     }
   }
 
+  /**
+   * Asks the lender to GET `url` with its own internet (it must run with
+   * --lend-internet). Resolves with the page, or rejects with the lender's
+   * refusal (its code) or, when the link breaks, `peer_link_closed`.
+   */
+  async fetchWeb(url: string, options: { accept?: string; signal?: AbortSignal } = {}): Promise<WebPageMessage> {
+    if (options.signal?.aborted === true) throw new PeerUnavailableError("peer_web_cancelled", "The fetch was cancelled here.");
+    const id = this.nextId++;
+    const reply = new Promise<unknown>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    const onAbort = (): void => {
+      this.waiting.get(id)?.reject(new PeerUnavailableError("peer_web_cancelled", "The fetch was cancelled here."));
+      if (this.closedReason === undefined) this.write(FRAME_KIND.cancel, { id });
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      this.write(FRAME_KIND.webFetch, { id, url, ...(options.accept !== undefined ? { accept: options.accept } : {}) });
+      return checkWebPage(await reply);
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+      this.waiting.delete(id);
+    }
+  }
+
   async close(): Promise<void> {
     this.fail("the link was closed here");
     this.socket.destroy();
@@ -157,6 +182,11 @@ export class PeerClient {
     if (kind === FRAME_KIND.result) {
       const message = payload as ResultMessage;
       this.waiting.get(message.id)?.resolve(message.result);
+      return;
+    }
+    if (kind === FRAME_KIND.webPage) {
+      const id = (payload as { id?: unknown } | null)?.id;
+      if (typeof id === "number") this.waiting.get(id)?.resolve(payload);
       return;
     }
     if (kind === FRAME_KIND.info || kind === FRAME_KIND.paired) {

@@ -4,25 +4,32 @@ import type { NoiseSecretStream } from "hyperdht";
 import { BotpsyError } from "../errors.js";
 import type { ChatModel } from "../model/types.js";
 import { createDhtNode, type PeerNetworkOptions } from "./bootstrap.js";
+import { LentInternet, type LendInternetOptions } from "./lent-internet.js";
 import type { PeerBook } from "./peer-book.js";
 import {
   checkGenerateMessage,
+  checkWebFetchMessage,
   encodeFrame,
   FRAME_KIND,
   FrameReader,
   MAX_FRAME_BYTES,
   MAX_PAIRING_FRAME_BYTES,
+  MAX_WEB_FETCH_FRAME_BYTES,
   type CancelMessage,
   type ErrorMessage,
   type GenerateMessage,
   type LenderModelInfo,
   type PairMessage,
+  type WebFetchMessage,
+  type WebPageMessage,
 } from "./protocol.js";
 
 /** One thing the lender received, as its log records it. */
 export type ReceivedEntry =
   | { at: string; event: "generate"; from: string; bytes: number; request: GenerateMessage }
   | { at: string; event: "paired"; from: string }
+  /** A web fetch for a device: what was fetched and how many bytes went back, or why it was refused. */
+  | { at: string; event: "web-fetch"; from: string; url: string; status?: number; bytes: number; refused?: { code: string; reason: string } }
   | { at: string; event: "refused"; from: string; reason: string };
 
 export interface PeerServerOptions {
@@ -38,6 +45,12 @@ export interface PeerServerOptions {
   revocationCheckMs?: number;
   /** A device that connects on an invite must pair within this long. Default 15 000 ms. */
   pairingTimeoutMs?: number;
+  /**
+   * Lend this computer's internet to paired devices for their web tools
+   * (`--lend-internet`): GETs of http(s) pages, capped, never to this
+   * computer's own or local-network addresses unless allowed. Default: not lent.
+   */
+  lendInternet?: LendInternetOptions;
 }
 
 interface Link {
@@ -61,16 +74,20 @@ export class PeerServer {
   private readonly links = new Set<Link>();
   private bookChangedAt: number;
   private revocationTimer: NodeJS.Timeout | undefined;
+  private readonly internet: LentInternet | undefined;
 
   private constructor(
     private readonly options: PeerServerOptions,
     private readonly swarm: Hyperswarm,
   ) {
     this.bookChangedAt = options.book.changedAt();
+    this.internet = options.lendInternet !== undefined ? new LentInternet(options.lendInternet) : undefined;
   }
 
   static async start(options: PeerServerOptions): Promise<PeerServer> {
     const keyPair = options.book.keyPair;
+    // A bad allow-list entry is refused before anything listens.
+    if (options.lendInternet !== undefined) new LentInternet(options.lendInternet);
     const dht = createDhtNode(options.network);
     // The firewall needs the server, and the server the swarm: refuse everyone until both exist.
     const holder: { server?: PeerServer } = {};
@@ -178,7 +195,8 @@ export class PeerServer {
     }
     this.refreshBook();
     if (this.options.book.borrowerByKey(link.publicKey) === undefined) return "a frame from a device removed from the peer book";
-    if (kind !== FRAME_KIND.generate && kind !== FRAME_KIND.infoRequest && kind !== FRAME_KIND.cancel) return `a frame of kind ${kind}, which a device does not send`;
+    if (kind !== FRAME_KIND.generate && kind !== FRAME_KIND.infoRequest && kind !== FRAME_KIND.cancel && kind !== FRAME_KIND.webFetch) return `a frame of kind ${kind}, which a device does not send`;
+    if (kind === FRAME_KIND.webFetch && length > MAX_WEB_FETCH_FRAME_BYTES) return "a web fetch frame over its size limit";
     if (length > MAX_FRAME_BYTES) return "a frame over the size limit";
     return undefined;
   }
@@ -190,6 +208,7 @@ export class PeerServer {
       link.inFlight.get((payload as CancelMessage).id)?.abort();
       return;
     }
+    if (kind === FRAME_KIND.webFetch) return this.fetchWeb(link, payload);
     let message: GenerateMessage;
     try {
       message = checkGenerateMessage(payload);
@@ -212,6 +231,45 @@ export class PeerServer {
       this.send(link, FRAME_KIND.result, { id: message.id, result });
     } catch (error) {
       this.send(link, FRAME_KIND.error, { id: message.id, ...errorMessageOf(error) });
+    } finally {
+      link.inFlight.delete(message.id);
+    }
+  }
+
+  private async fetchWeb(link: Link, payload: unknown): Promise<void> {
+    const id = typeof (payload as { id?: unknown } | null)?.id === "number" ? (payload as { id: number }).id : undefined;
+    const url = String((payload as { url?: unknown } | null)?.url ?? "").slice(0, 300);
+    const refuse = (code: string, reason: string): void => {
+      this.record({ at: new Date().toISOString(), event: "web-fetch", from: this.nameOf(link), url, bytes: 0, refused: { code, reason } });
+      this.send(link, FRAME_KIND.error, { ...(id !== undefined ? { id } : {}), code, message: reason } satisfies ErrorMessage);
+    };
+    if (this.internet === undefined) {
+      return refuse("peer_internet_not_lent", "This computer does not lend its internet. Start botpsy peer serve with --lend-internet here to allow it, or run the device's web tools on its own network.");
+    }
+    let message: WebFetchMessage;
+    try {
+      message = checkWebFetchMessage(payload);
+    } catch (error) {
+      const { code, message: reason } = errorMessageOf(error);
+      return refuse(code, reason);
+    }
+    const controller = new AbortController();
+    link.inFlight.set(message.id, controller);
+    try {
+      const page = await this.internet.fetch(message.url, message.accept, controller.signal);
+      this.record({ at: new Date().toISOString(), event: "web-fetch", from: this.nameOf(link), url: message.url, status: page.status, bytes: page.bytes });
+      const reply: WebPageMessage = {
+        id: message.id,
+        status: page.status,
+        contentType: page.contentType,
+        body: page.body,
+        bytes: page.bytes,
+        ...(page.finalUrl !== message.url ? { finalUrl: page.finalUrl.slice(0, 4096) } : {}),
+      };
+      this.send(link, FRAME_KIND.webPage, reply);
+    } catch (error) {
+      const { code, message: reason } = errorMessageOf(error);
+      refuse(code, reason);
     } finally {
       link.inFlight.delete(message.id);
     }
