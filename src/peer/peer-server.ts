@@ -59,8 +59,13 @@ interface Link {
   /** "paired": may send model turns; "pairing": may send one pair frame. */
   state: "paired" | "pairing";
   inFlight: Map<number, AbortController>;
+  /** Web fetches this device has running here (at most MAX_WEB_FETCHES_PER_DEVICE). */
+  webFetches: number;
   pairingTimer?: NodeJS.Timeout;
 }
+
+/** Web fetches one device may have running on the lender at once. */
+export const MAX_WEB_FETCHES_PER_DEVICE = 4;
 
 /**
  * `botpsy peer serve`: lends a loaded model to the devices in the peer book.
@@ -163,7 +168,7 @@ export class PeerServer {
       socket.destroy();
       return;
     }
-    const link: Link = { socket, publicKey, state: paired ? "paired" : "pairing", inFlight: new Map() };
+    const link: Link = { socket, publicKey, state: paired ? "paired" : "pairing", inFlight: new Map(), webFetches: 0 };
     if (!paired) {
       link.pairingTimer = setTimeout(() => this.drop(link, "no pairing within the time allowed"), this.options.pairingTimeoutMs ?? 15_000);
       link.pairingTimer.unref();
@@ -253,8 +258,12 @@ export class PeerServer {
       const { code, message: reason } = errorMessageOf(error);
       return refuse(code, reason);
     }
+    if (link.webFetches >= MAX_WEB_FETCHES_PER_DEVICE) {
+      return refuse("peer_web_busy", `This device already has ${MAX_WEB_FETCHES_PER_DEVICE} web fetches running on the lender; wait for one to finish, then retry.`);
+    }
     const controller = new AbortController();
     link.inFlight.set(message.id, controller);
+    link.webFetches++;
     try {
       const page = await this.internet.fetch(message.url, message.accept, controller.signal);
       this.record({ at: new Date().toISOString(), event: "web-fetch", from: this.nameOf(link), url: message.url, status: page.status, bytes: page.bytes });
@@ -271,6 +280,7 @@ export class PeerServer {
       const { code, message: reason } = errorMessageOf(error);
       refuse(code, reason);
     } finally {
+      link.webFetches--;
       link.inFlight.delete(message.id);
     }
   }

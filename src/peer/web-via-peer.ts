@@ -24,6 +24,10 @@ export class PeerWebFetcher {
 
   constructor(private readonly options: PeerWebFetcherOptions) {}
 
+  get lenderName(): string {
+    return this.options.lenderName;
+  }
+
   /** The fetcher to give the profile (`Profile.open({ webFetcher })`). */
   readonly fetch: WebFetcher = (request) => this.fetchThroughPeer(request);
 

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi, t
 import type { AgentEvent } from "../../src/agent/types.js";
 import { Profile } from "../../src/apps/profile.js";
 import { assertLoopbackBootstrap, type PeerNetworkOptions } from "../../src/peer/bootstrap.js";
-import type { LendInternetOptions } from "../../src/peer/lent-internet.js";
+import { LentInternet, type LendInternetOptions } from "../../src/peer/lent-internet.js";
 import { PeerBook } from "../../src/peer/peer-book.js";
 import { PeerClient } from "../../src/peer/peer-client.js";
 import { PeerServer, type ReceivedEntry } from "../../src/peer/peer-server.js";
@@ -334,7 +334,7 @@ describe("lent internet (peer serve --lend-internet, run --web-via)", () => {
     }
   }, 60_000);
 
-  it("refuses an answer over the size cap cleanly, sends none of it, and keeps the link", async () => {
+  it("refuses an answer over the size cap cleanly, sends none of it, keeps the link, and caps fetches running at once", async () => {
     const fixture = await startFixture();
     const lender = await startLender({ allowHosts: [fixture.hostPort] });
     const client = await connect(await pairDevice(lender), lender);
@@ -345,17 +345,40 @@ describe("lent internet (peer serve --lend-internet, run --web-via)", () => {
       expect(client.bytesReceived - bytesBefore).toBeLessThan(4096);
       expect(client.closed).toBe(false);
       expect((await client.fetchWeb(`${fixture.origin}/porto`)).status).toBe(200);
-      expect(received(lender.log).filter((entry) => entry.event === "web-fetch").map((entry) => (entry.event === "web-fetch" ? (entry.refused?.code ?? entry.status) : undefined))).toEqual([
+      // At most four fetches of one device run at once; a fifth is refused, not queued.
+      const slow = [1, 2, 3, 4].map(() => client.fetchWeb(`${fixture.origin}/slow`).catch((error: unknown) => error));
+      await expect(client.fetchWeb(`${fixture.origin}/porto`)).rejects.toMatchObject({ code: "peer_web_busy", message: expect.stringMatching(/wait for one to finish/) });
+      await client.close();
+      expect(await Promise.all(slow)).toEqual([1, 2, 3, 4].map(() => expect.objectContaining({ code: "peer_link_closed" })));
+      expect(received(lender.log).filter((entry) => entry.event === "web-fetch").map((entry) => (entry.event === "web-fetch" ? (entry.refused?.code ?? entry.status) : undefined)).slice(0, 4)).toEqual([
         "peer_web_too_large",
         "peer_web_too_large",
         200,
+        "peer_web_busy",
       ]);
     } finally {
       await client.close();
       await lender.server.close();
+      fixture.server.closeAllConnections();
       fixture.server.close();
     }
   }, 60_000);
+
+  it("gives up on a page that does not answer within the timeout", async () => {
+    const fixture = await startFixture();
+    try {
+      const internet = new LentInternet({ allowHosts: [fixture.hostPort], timeoutMs: 300 });
+      const started = Date.now();
+      await expect(internet.fetch(`${fixture.origin}/slow`, undefined, new AbortController().signal)).rejects.toMatchObject({
+        code: "peer_web_timeout",
+        message: expect.stringMatching(/did not answer the lender within 300 ms/),
+      });
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      fixture.server.closeAllConnections();
+      fixture.server.close();
+    }
+  });
 
   it("a lender gone mid-fetch is a clear tool error; the device's own network is not tried", async () => {
     const fixture = await startFixture();

@@ -68,6 +68,9 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
   let profile: Profile;
   try {
     profile = openProfileAnnounced(webVia !== undefined ? { webFetcher: webVia.fetch } : {});
+    if (webVia !== undefined && Object.keys(profile.environment.providers).length === 0) {
+      process.stderr.write(`botpsy: --web-via ${webVia.lenderName} has nothing to send: no web provider is set (providers in config.json), so the web apps answer from their bundled data.\n`);
+    }
   } catch (error) {
     await webVia?.close();
     throw error;
