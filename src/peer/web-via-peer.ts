@@ -44,8 +44,19 @@ export class PeerWebFetcher {
       const page = await client.fetchWeb(request.url, { accept: request.accept, signal: request.signal });
       return { status: page.status, body: page.body };
     } catch (error) {
+      if (request.signal.aborted) throw this.stopped(request);
       throw this.toolError(error);
     }
+  }
+
+  /** The tool call's signal ended the fetch: its time ran out, or the run was stopped. */
+  private stopped(request: WebFetchRequest): ToolError {
+    const reason: unknown = request.signal.reason;
+    const host = URL.canParse(request.url) ? new URL(request.url).host : request.url.slice(0, 100);
+    if (reason instanceof Error && reason.name === "TimeoutError") {
+      return new ToolError("peer_web_timeout", `${host} did not answer through peer ${this.options.lenderName} in the time a web request has. Retry later.`);
+    }
+    return new ToolError("peer_web_cancelled", `The request to ${host} through peer ${this.options.lenderName} was stopped.`);
   }
 
   private async link(): Promise<PeerClient> {
@@ -56,9 +67,15 @@ export class PeerWebFetcher {
     void stale?.close().catch(() => undefined);
     this.connecting ??= this.options.connect();
     try {
-      this.client = await this.connecting;
-      return this.client;
+      const client = await this.connecting;
+      if (this.closed) {
+        await client.close();
+        throw new ToolError("peer_web_unavailable", `The link to peer ${this.options.lenderName} for web requests was closed; start the run again.`);
+      }
+      this.client = client;
+      return client;
     } catch (error) {
+      if (error instanceof ToolError) throw error;
       throw this.toolError(error);
     } finally {
       this.connecting = undefined;

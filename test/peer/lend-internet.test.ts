@@ -364,7 +364,7 @@ describe("lent internet (peer serve --lend-internet, run --web-via)", () => {
     }
   }, 60_000);
 
-  it("gives up on a page that does not answer within the timeout", async () => {
+  it("gives up on a page that does not answer within the lender's timeout, or the device's", async () => {
     const fixture = await startFixture();
     try {
       const internet = new LentInternet({ allowHosts: [fixture.hostPort], timeoutMs: 300 });
@@ -374,11 +374,30 @@ describe("lent internet (peer serve --lend-internet, run --web-via)", () => {
         message: expect.stringMatching(/did not answer the lender within 300 ms/),
       });
       expect(Date.now() - started).toBeLessThan(5000);
+
+      // The device's own time limit on a web request ends a fetch through a peer too, and says so.
+      const lender = await startLender({ allowHosts: [fixture.hostPort] });
+      const fetcher = fetcherFor(await pairDevice(lender), lender);
+      try {
+        await expect(fetcher.fetch({ url: `${fixture.origin}/slow`, accept: "text/html", signal: AbortSignal.timeout(500) })).rejects.toMatchObject({
+          name: "ToolError",
+          code: "peer_web_timeout",
+          message: expect.stringMatching(/did not answer through peer home in the time a web request has/),
+        });
+        const stop = new AbortController();
+        const stopped = fetcher.fetch({ url: `${fixture.origin}/slow`, accept: "text/html", signal: stop.signal });
+        setTimeout(() => stop.abort(), 200);
+        await expect(stopped).rejects.toMatchObject({ code: "peer_web_cancelled" });
+        expect(ownFetch).not.toHaveBeenCalled();
+      } finally {
+        await fetcher.close();
+        await lender.server.close();
+      }
     } finally {
       fixture.server.closeAllConnections();
       fixture.server.close();
     }
-  });
+  }, 60_000);
 
   it("a lender gone mid-fetch is a clear tool error; the device's own network is not tried", async () => {
     const fixture = await startFixture();
