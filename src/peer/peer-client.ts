@@ -26,6 +26,8 @@ export interface PeerConnectOptions {
   network: PeerNetworkOptions;
   /** Give up connecting after this long. Default 10 000 ms. */
   connectTimeoutMs?: number;
+  /** `connectAnd`: a first reply that has not come after this long counts as a link that closed before it (and is opened again). Default 5000 ms. */
+  firstReplyTimeoutMs?: number;
 }
 
 interface Waiter {
@@ -62,6 +64,8 @@ export class PeerClient {
       reader.push(chunk);
     });
     socket.on("error", () => undefined);
+    // The lender ended its side: end ours, so the stream closes on both sides at once.
+    socket.on("end", () => socket.end());
     socket.on("close", () => this.fail("the link to the lender closed"));
   }
 
@@ -93,18 +97,39 @@ export class PeerClient {
   /**
    * Connects and makes a first request (`pair`, `info`). A link that closes
    * before that first reply (a lender that has just started can drop its
-   * first links while its DHT node settles) is opened again, up to
-   * `attempts` times in all; any other failure is final.
+   * first links while its DHT node settles), or that brings nothing back
+   * within `firstReplyTimeoutMs`, is opened again, up to `attempts` times
+   * in all; any other failure is final.
    */
   static async connectAnd<T>(options: PeerConnectOptions, first: (client: PeerClient) => Promise<T>, attempts = 3): Promise<{ client: PeerClient; value: T }> {
     for (let attempt = 1; ; attempt++) {
       const client = await PeerClient.connect(options);
       try {
-        return { client, value: await first(client) };
+        return { client, value: await client.withinFirstReply(first(client), options.firstReplyTimeoutMs ?? 5000) };
       } catch (error) {
         await client.close();
         if (!(error instanceof PeerUnavailableError && error.code === "peer_link_closed") || attempt >= attempts) throw error;
       }
+    }
+  }
+
+  /**
+   * The first reply, or `peer_link_closed` when nothing at all came back in
+   * time: a link can open on this side while the lender never gets it (seen
+   * with a fresh DHT node; the link then times out after about 13 s), and a
+   * new link gets through.
+   */
+  private async withinFirstReply<T>(reply: Promise<T>, timeoutMs: number): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        if (this.bytesReceived === 0) reject(new PeerUnavailableError("peer_link_closed", `The lender did not answer on a new link within ${timeoutMs} ms.`));
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([reply, silent]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -159,9 +184,27 @@ export class PeerClient {
     }
   }
 
+  /**
+   * Ends the link so that the lender sees it closed at once (a link only
+   * destroyed here lingers there until it times out, and the lender's swarm
+   * holds a reconnection of this device back until then), waiting at most a
+   * second for the lender's end.
+   */
   async close(): Promise<void> {
     this.fail("the link was closed here");
-    this.socket.destroy();
+    if (!this.socket.destroyed) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.socket.destroy();
+          resolve();
+        }, 1000);
+        this.socket.once("close", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        this.socket.end();
+      });
+    }
     await this.dht.destroy();
   }
 

@@ -184,6 +184,8 @@ export class PeerServer {
     );
     socket.on("data", (chunk: Buffer) => reader.push(chunk));
     socket.on("error", () => undefined);
+    // The device ended its side: end ours, so the link closes on both sides now, not after a timeout.
+    socket.on("end", () => socket.end());
     socket.on("close", () => {
       for (const controller of link.inFlight.values()) controller.abort();
       if (link.pairingTimer !== undefined) clearTimeout(link.pairingTimer);

@@ -38,8 +38,17 @@ export class PeerWebFetcher {
     await client?.close();
   }
 
+  /**
+   * Starts opening the link now (a run calls it as it starts, so its first
+   * web request does not wait for the DHT); a failure here is only reported
+   * by the fetch that needs the link.
+   */
+  prepare(): void {
+    void this.link().catch(() => undefined);
+  }
+
   private async fetchThroughPeer(request: WebFetchRequest): Promise<WebFetchResponse> {
-    const client = await this.link();
+    const client = await this.linkWithin(request);
     try {
       const page = await client.fetchWeb(request.url, { accept: request.accept, signal: request.signal });
       return { status: page.status, body: page.body };
@@ -59,15 +68,34 @@ export class PeerWebFetcher {
     return new ToolError("peer_web_cancelled", `The request to ${host} through peer ${this.options.lenderName} was stopped.`);
   }
 
+  /** The link, or a ToolError once the tool call's signal ends the wait for it. */
+  private linkWithin(request: WebFetchRequest): Promise<PeerClient> {
+    if (request.signal.aborted) return Promise.reject(this.stopped(request));
+    return new Promise<PeerClient>((resolve, reject) => {
+      const onAbort = (): void => reject(this.stopped(request));
+      request.signal.addEventListener("abort", onAbort, { once: true });
+      this.link().then(
+        (client) => {
+          request.signal.removeEventListener("abort", onAbort);
+          resolve(client);
+        },
+        (error: unknown) => {
+          request.signal.removeEventListener("abort", onAbort);
+          reject(error instanceof Error ? error : new Error(String(error)));
+        },
+      );
+    });
+  }
+
   private async link(): Promise<PeerClient> {
     if (this.closed) throw new ToolError("peer_web_unavailable", `The link to peer ${this.options.lenderName} for web requests was closed; start the run again.`);
     if (this.client !== undefined && !this.client.closed) return this.client;
     const stale = this.client;
     this.client = undefined;
     void stale?.close().catch(() => undefined);
-    this.connecting ??= this.options.connect();
+    const connecting = (this.connecting ??= this.options.connect());
     try {
-      const client = await this.connecting;
+      const client = await connecting;
       if (this.closed) {
         await client.close();
         throw new ToolError("peer_web_unavailable", `The link to peer ${this.options.lenderName} for web requests was closed; start the run again.`);
@@ -78,7 +106,7 @@ export class PeerWebFetcher {
       if (error instanceof ToolError) throw error;
       throw this.toolError(error);
     } finally {
-      this.connecting = undefined;
+      if (this.connecting === connecting) this.connecting = undefined;
     }
   }
 

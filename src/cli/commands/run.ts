@@ -70,6 +70,9 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
     profile = openProfileAnnounced(webVia !== undefined ? { webFetcher: webVia.fetch } : {});
     if (webVia !== undefined && Object.keys(profile.environment.providers).length === 0) {
       process.stderr.write(`botpsy: --web-via ${webVia.lenderName} has nothing to send: no web provider is set (providers in config.json), so the web apps answer from their bundled data.\n`);
+    } else {
+      // The link opens while the model loads, so the first web request does not wait for it.
+      webVia?.prepare();
     }
   } catch (error) {
     await webVia?.close();
