@@ -185,10 +185,8 @@ export class PeerClient {
   }
 
   /**
-   * Ends the link so that the lender sees it closed at once (a link only
-   * destroyed here lingers there until it times out, and the lender's swarm
-   * holds a reconnection of this device back until then), waiting at most a
-   * second for the lender's end.
+   * Ends the link, so that the lender sees it close at once rather than when
+   * it times out, waiting at most a second for the lender's end.
    */
   async close(): Promise<void> {
     this.fail("the link was closed here");

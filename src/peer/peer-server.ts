@@ -79,20 +79,20 @@ export class PeerServer {
   private readonly links = new Set<Link>();
   private bookChangedAt: number;
   private revocationTimer: NodeJS.Timeout | undefined;
-  private readonly internet: LentInternet | undefined;
 
   private constructor(
     private readonly options: PeerServerOptions,
     private readonly swarm: Hyperswarm,
+    /** This computer's web client for its devices; undefined while it does not lend its internet. */
+    private readonly internet: LentInternet | undefined,
   ) {
     this.bookChangedAt = options.book.changedAt();
-    this.internet = options.lendInternet !== undefined ? new LentInternet(options.lendInternet) : undefined;
   }
 
   static async start(options: PeerServerOptions): Promise<PeerServer> {
     const keyPair = options.book.keyPair;
-    // A bad allow-list entry is refused before anything listens.
-    if (options.lendInternet !== undefined) new LentInternet(options.lendInternet);
+    // Made first, so a bad allow-list entry is refused before anything listens.
+    const internet = options.lendInternet !== undefined ? new LentInternet(options.lendInternet) : undefined;
     const dht = createDhtNode(options.network);
     // The firewall needs the server, and the server the swarm: refuse everyone until both exist.
     const holder: { server?: PeerServer } = {};
@@ -101,7 +101,7 @@ export class PeerServer {
       keyPair,
       firewall: (remotePublicKey) => holder.server?.refuses(remotePublicKey.toString("hex")) ?? true,
     });
-    const server = new PeerServer(options, swarm);
+    const server = new PeerServer(options, swarm, internet);
     holder.server = server;
     swarm.on("connection", (socket, _info) => server.accept(socket));
     try {
