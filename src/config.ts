@@ -48,8 +48,35 @@ export interface BotpsyConfig {
   model?: string;
   /** Default `--offload` ("never", "auto" or a paired peer's name) and the auto rule's numbers. */
   offload?: { mode?: string; largerModelRatio?: number; longJobTokens?: number };
-  /** The DHT bootstrap nodes ("host:port") of the peer link; there is no built-in default. */
-  peer?: { bootstrap?: string[]; allowRemoteBootstrap?: boolean };
+  /**
+   * The DHT bootstrap nodes ("host:port") of the peer link (there is no
+   * built-in default), and `webVia`: default `--web-via` ("here" or a paired
+   * peer's name that lends its internet).
+   */
+  peer?: { bootstrap?: string[]; allowRemoteBootstrap?: boolean; webVia?: string };
+  /** The web apps' providers: `web_search` (a JSON search endpoint), `weather`, `news_rss` (URLs). Default none: the apps answer from bundled data. */
+  providers?: Record<string, string>;
+}
+
+/** The provider keys config.json may set. */
+export const PROVIDER_KEYS = ["web_search", "weather", "news_rss"] as const;
+
+/** config.json's `providers`, checked: an object of http(s) URLs under known keys. */
+export function configuredProviders(config: BotpsyConfig): Record<string, string> {
+  const providers = config.providers;
+  if (providers === undefined) return {};
+  if (typeof providers !== "object" || providers === null || Array.isArray(providers)) {
+    throw new InvalidInputError(`"providers" in config.json must be an object such as {"web_search": "https://search.example/api"}.`, { code: "invalid_config" });
+  }
+  for (const [key, value] of Object.entries(providers)) {
+    if (!(PROVIDER_KEYS as readonly string[]).includes(key)) {
+      throw new InvalidInputError(`"providers.${key}" in config.json is not a provider; use ${PROVIDER_KEYS.join(", ")}.`, { code: "invalid_config" });
+    }
+    if (typeof value !== "string" || !/^https?:\/\/\S+$/i.test(value.trim())) {
+      throw new InvalidInputError(`"providers.${key}" in config.json must be an http:// or https:// URL.`, { code: "invalid_config" });
+    }
+  }
+  return providers;
 }
 
 export function readConfig(home = botpsyHome()): BotpsyConfig {

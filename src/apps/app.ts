@@ -14,6 +14,21 @@ export const APP_GROUP_TITLES: Record<AppGroup, string> = {
   errands: "Errands",
 };
 
+/** One GET an app asks for: the URL, the Accept header, and the tool call's signal. */
+export interface WebFetchRequest {
+  url: string;
+  accept: string;
+  signal: AbortSignal;
+}
+
+/** The answer to a GET: the HTTP status and the body as text. */
+export interface WebFetchResponse {
+  status: number;
+  body: string;
+}
+
+export type WebFetcher = (request: WebFetchRequest) => Promise<WebFetchResponse>;
+
 /** What `botpsy apps show <app>` prints. */
 export interface AppView {
   /** For a person: short, readable, as the app itself would show it. */
@@ -28,6 +43,13 @@ export interface AppEnvironment {
   home: string;
   /** Optional providers the user configured (web search URL, weather URL, RSS feeds). */
   providers: Record<string, string | undefined>;
+  /**
+   * How the apps' HTTP GETs to those providers (and the pages open_page
+   * reads) go out. Default: this machine's own network. A run that sends
+   * them through a computer of the user's (`--web-via <peer>`) sets it; a
+   * failure of it must be a ToolError, never a quiet fall back to fetch.
+   */
+  webFetcher?: WebFetcher;
   /** The profile's clock: fixed for evaluation and demos that must repeat, the system clock otherwise. */
   now(): Date;
   /** The profile's IANA time zone. */

@@ -4,7 +4,7 @@ import { botpsyHome, profileDatabasePath, profileFilesDirectory, profileName } f
 import { BotpsyError, InvalidInputError } from "../errors.js";
 import { Store } from "../store/store.js";
 import type { Tool, ToolContext } from "../tools/tool.js";
-import type { App, AppEnvironment } from "./app.js";
+import type { App, AppEnvironment, WebFetcher } from "./app.js";
 import { builtInApps } from "./registry.js";
 
 export interface ProfileOptions {
@@ -23,6 +23,8 @@ export interface ProfileOptions {
   /** Apps to load (default: every built-in app). */
   apps?: App[];
   providers?: Record<string, string | undefined>;
+  /** How the apps' web requests go out (see AppEnvironment.webFetcher). Default: this machine's network. */
+  webFetcher?: WebFetcher;
 }
 
 export class ProfileError extends BotpsyError {}
@@ -91,6 +93,7 @@ export class Profile {
     const environment: AppEnvironment = {
       home,
       providers: options.providers ?? {},
+      ...(options.webFetcher !== undefined ? { webFetcher: options.webFetcher } : {}),
       now: () => (fixedClock ? new Date(fixedClock) : new Date()),
       timeZone,
       filesDirectory,

@@ -17,3 +17,6 @@ export class PeerUnavailableError extends PeerError {}
 
 /** The other side sent something the protocol does not allow. */
 export class PeerProtocolError extends PeerError {}
+
+/** A web fetch a lender refused or could not make for a device (lent internet). */
+export class PeerWebError extends PeerError {}

@@ -6,6 +6,7 @@ import { PeerUnavailableError } from "./errors.js";
 import type { PeerBook } from "./peer-book.js";
 import {
   checkResult,
+  checkWebPage,
   encodeFrame,
   FRAME_KIND,
   FrameReader,
@@ -15,6 +16,7 @@ import {
   type LenderModelInfo,
   type PairedMessage,
   type ResultMessage,
+  type WebPageMessage,
 } from "./protocol.js";
 
 export interface PeerConnectOptions {
@@ -24,6 +26,8 @@ export interface PeerConnectOptions {
   network: PeerNetworkOptions;
   /** Give up connecting after this long. Default 10 000 ms. */
   connectTimeoutMs?: number;
+  /** `connectAnd`: a first reply that has not come after this long counts as a link that closed before it (and is opened again). Default 5000 ms. */
+  firstReplyTimeoutMs?: number;
 }
 
 interface Waiter {
@@ -60,6 +64,8 @@ export class PeerClient {
       reader.push(chunk);
     });
     socket.on("error", () => undefined);
+    // The lender ended its side: end ours, so the stream closes on both sides at once.
+    socket.on("end", () => socket.end());
     socket.on("close", () => this.fail("the link to the lender closed"));
   }
 
@@ -91,18 +97,39 @@ export class PeerClient {
   /**
    * Connects and makes a first request (`pair`, `info`). A link that closes
    * before that first reply (a lender that has just started can drop its
-   * first links while its DHT node settles) is opened again, up to
-   * `attempts` times in all; any other failure is final.
+   * first links while its DHT node settles), or that brings nothing back
+   * within `firstReplyTimeoutMs`, is opened again, up to `attempts` times
+   * in all; any other failure is final.
    */
   static async connectAnd<T>(options: PeerConnectOptions, first: (client: PeerClient) => Promise<T>, attempts = 3): Promise<{ client: PeerClient; value: T }> {
     for (let attempt = 1; ; attempt++) {
       const client = await PeerClient.connect(options);
       try {
-        return { client, value: await first(client) };
+        return { client, value: await client.withinFirstReply(first(client), options.firstReplyTimeoutMs ?? 5000) };
       } catch (error) {
         await client.close();
         if (!(error instanceof PeerUnavailableError && error.code === "peer_link_closed") || attempt >= attempts) throw error;
       }
+    }
+  }
+
+  /**
+   * The first reply, or `peer_link_closed` when nothing at all came back in
+   * time: a link can open on this side while the lender never gets it (seen
+   * with a fresh DHT node; the link then times out after about 13 s), and a
+   * new link gets through.
+   */
+  private async withinFirstReply<T>(reply: Promise<T>, timeoutMs: number): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        if (this.bytesReceived === 0) reject(new PeerUnavailableError("peer_link_closed", `The lender did not answer on a new link within ${timeoutMs} ms.`));
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([reply, silent]);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -134,9 +161,48 @@ export class PeerClient {
     }
   }
 
+  /**
+   * Asks the lender to GET `url` with its own internet (it must run with
+   * --lend-internet). Resolves with the page, or rejects with the lender's
+   * refusal (its code) or, when the link breaks, `peer_link_closed`.
+   */
+  async fetchWeb(url: string, options: { accept?: string; signal?: AbortSignal } = {}): Promise<WebPageMessage> {
+    if (options.signal?.aborted === true) throw new PeerUnavailableError("peer_web_cancelled", "The fetch was cancelled here.");
+    const id = this.nextId++;
+    const reply = new Promise<unknown>((resolve, reject) => this.waiting.set(id, { resolve, reject }));
+    const onAbort = (): void => {
+      this.waiting.get(id)?.reject(new PeerUnavailableError("peer_web_cancelled", "The fetch was cancelled here."));
+      if (this.closedReason === undefined) this.write(FRAME_KIND.cancel, { id });
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      this.write(FRAME_KIND.webFetch, { id, url, ...(options.accept !== undefined ? { accept: options.accept } : {}) });
+      return checkWebPage(await reply);
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+      this.waiting.delete(id);
+    }
+  }
+
+  /**
+   * Ends the link, so that the lender sees it close at once rather than when
+   * it times out, waiting at most a second for the lender's end.
+   */
   async close(): Promise<void> {
     this.fail("the link was closed here");
-    this.socket.destroy();
+    if (!this.socket.destroyed) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          this.socket.destroy();
+          resolve();
+        }, 1000);
+        this.socket.once("close", () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        this.socket.end();
+      });
+    }
     await this.dht.destroy();
   }
 
@@ -157,6 +223,11 @@ export class PeerClient {
     if (kind === FRAME_KIND.result) {
       const message = payload as ResultMessage;
       this.waiting.get(message.id)?.resolve(message.result);
+      return;
+    }
+    if (kind === FRAME_KIND.webPage) {
+      const id = (payload as { id?: unknown } | null)?.id;
+      if (typeof id === "number") this.waiting.get(id)?.resolve(payload);
       return;
     }
     if (kind === FRAME_KIND.info || kind === FRAME_KIND.paired) {

@@ -4,25 +4,32 @@ import type { NoiseSecretStream } from "hyperdht";
 import { BotpsyError } from "../errors.js";
 import type { ChatModel } from "../model/types.js";
 import { createDhtNode, type PeerNetworkOptions } from "./bootstrap.js";
+import { LentInternet, type LendInternetOptions } from "./lent-internet.js";
 import type { PeerBook } from "./peer-book.js";
 import {
   checkGenerateMessage,
+  checkWebFetchMessage,
   encodeFrame,
   FRAME_KIND,
   FrameReader,
   MAX_FRAME_BYTES,
   MAX_PAIRING_FRAME_BYTES,
+  MAX_WEB_FETCH_FRAME_BYTES,
   type CancelMessage,
   type ErrorMessage,
   type GenerateMessage,
   type LenderModelInfo,
   type PairMessage,
+  type WebFetchMessage,
+  type WebPageMessage,
 } from "./protocol.js";
 
 /** One thing the lender received, as its log records it. */
 export type ReceivedEntry =
   | { at: string; event: "generate"; from: string; bytes: number; request: GenerateMessage }
   | { at: string; event: "paired"; from: string }
+  /** A web fetch for a device: what was fetched and how many bytes went back, or why it was refused. */
+  | { at: string; event: "web-fetch"; from: string; url: string; status?: number; bytes: number; refused?: { code: string; reason: string } }
   | { at: string; event: "refused"; from: string; reason: string };
 
 export interface PeerServerOptions {
@@ -38,6 +45,12 @@ export interface PeerServerOptions {
   revocationCheckMs?: number;
   /** A device that connects on an invite must pair within this long. Default 15 000 ms. */
   pairingTimeoutMs?: number;
+  /**
+   * Lend this computer's internet to paired devices for their web tools
+   * (`--lend-internet`): GETs of http(s) pages, capped, never to this
+   * computer's own or local-network addresses unless allowed. Default: not lent.
+   */
+  lendInternet?: LendInternetOptions;
 }
 
 interface Link {
@@ -46,8 +59,13 @@ interface Link {
   /** "paired": may send model turns; "pairing": may send one pair frame. */
   state: "paired" | "pairing";
   inFlight: Map<number, AbortController>;
+  /** Web fetches this device has running here (at most MAX_WEB_FETCHES_PER_DEVICE). */
+  webFetches: number;
   pairingTimer?: NodeJS.Timeout;
 }
+
+/** Web fetches one device may have running on the lender at once. */
+export const MAX_WEB_FETCHES_PER_DEVICE = 4;
 
 /**
  * `botpsy peer serve`: lends a loaded model to the devices in the peer book.
@@ -65,12 +83,16 @@ export class PeerServer {
   private constructor(
     private readonly options: PeerServerOptions,
     private readonly swarm: Hyperswarm,
+    /** This computer's web client for its devices; undefined while it does not lend its internet. */
+    private readonly internet: LentInternet | undefined,
   ) {
     this.bookChangedAt = options.book.changedAt();
   }
 
   static async start(options: PeerServerOptions): Promise<PeerServer> {
     const keyPair = options.book.keyPair;
+    // Made first, so a bad allow-list entry is refused before anything listens.
+    const internet = options.lendInternet !== undefined ? new LentInternet(options.lendInternet) : undefined;
     const dht = createDhtNode(options.network);
     // The firewall needs the server, and the server the swarm: refuse everyone until both exist.
     const holder: { server?: PeerServer } = {};
@@ -79,7 +101,7 @@ export class PeerServer {
       keyPair,
       firewall: (remotePublicKey) => holder.server?.refuses(remotePublicKey.toString("hex")) ?? true,
     });
-    const server = new PeerServer(options, swarm);
+    const server = new PeerServer(options, swarm, internet);
     holder.server = server;
     swarm.on("connection", (socket, _info) => server.accept(socket));
     try {
@@ -146,7 +168,7 @@ export class PeerServer {
       socket.destroy();
       return;
     }
-    const link: Link = { socket, publicKey, state: paired ? "paired" : "pairing", inFlight: new Map() };
+    const link: Link = { socket, publicKey, state: paired ? "paired" : "pairing", inFlight: new Map(), webFetches: 0 };
     if (!paired) {
       link.pairingTimer = setTimeout(() => this.drop(link, "no pairing within the time allowed"), this.options.pairingTimeoutMs ?? 15_000);
       link.pairingTimer.unref();
@@ -162,6 +184,8 @@ export class PeerServer {
     );
     socket.on("data", (chunk: Buffer) => reader.push(chunk));
     socket.on("error", () => undefined);
+    // The device ended its side: end ours, so the link closes on both sides now, not after a timeout.
+    socket.on("end", () => socket.end());
     socket.on("close", () => {
       for (const controller of link.inFlight.values()) controller.abort();
       if (link.pairingTimer !== undefined) clearTimeout(link.pairingTimer);
@@ -178,7 +202,8 @@ export class PeerServer {
     }
     this.refreshBook();
     if (this.options.book.borrowerByKey(link.publicKey) === undefined) return "a frame from a device removed from the peer book";
-    if (kind !== FRAME_KIND.generate && kind !== FRAME_KIND.infoRequest && kind !== FRAME_KIND.cancel) return `a frame of kind ${kind}, which a device does not send`;
+    if (kind !== FRAME_KIND.generate && kind !== FRAME_KIND.infoRequest && kind !== FRAME_KIND.cancel && kind !== FRAME_KIND.webFetch) return `a frame of kind ${kind}, which a device does not send`;
+    if (kind === FRAME_KIND.webFetch && length > MAX_WEB_FETCH_FRAME_BYTES) return "a web fetch frame over its size limit";
     if (length > MAX_FRAME_BYTES) return "a frame over the size limit";
     return undefined;
   }
@@ -190,6 +215,7 @@ export class PeerServer {
       link.inFlight.get((payload as CancelMessage).id)?.abort();
       return;
     }
+    if (kind === FRAME_KIND.webFetch) return this.fetchWeb(link, payload);
     let message: GenerateMessage;
     try {
       message = checkGenerateMessage(payload);
@@ -213,6 +239,50 @@ export class PeerServer {
     } catch (error) {
       this.send(link, FRAME_KIND.error, { id: message.id, ...errorMessageOf(error) });
     } finally {
+      link.inFlight.delete(message.id);
+    }
+  }
+
+  private async fetchWeb(link: Link, payload: unknown): Promise<void> {
+    const id = typeof (payload as { id?: unknown } | null)?.id === "number" ? (payload as { id: number }).id : undefined;
+    const url = String((payload as { url?: unknown } | null)?.url ?? "").slice(0, 300);
+    const refuse = (code: string, reason: string): void => {
+      this.record({ at: new Date().toISOString(), event: "web-fetch", from: this.nameOf(link), url, bytes: 0, refused: { code, reason } });
+      this.send(link, FRAME_KIND.error, { ...(id !== undefined ? { id } : {}), code, message: reason } satisfies ErrorMessage);
+    };
+    if (this.internet === undefined) {
+      return refuse("peer_internet_not_lent", "This computer does not lend its internet. Start botpsy peer serve with --lend-internet here to allow it, or run the device's web tools on its own network.");
+    }
+    let message: WebFetchMessage;
+    try {
+      message = checkWebFetchMessage(payload);
+    } catch (error) {
+      const { code, message: reason } = errorMessageOf(error);
+      return refuse(code, reason);
+    }
+    if (link.webFetches >= MAX_WEB_FETCHES_PER_DEVICE) {
+      return refuse("peer_web_busy", `This device already has ${MAX_WEB_FETCHES_PER_DEVICE} web fetches running on the lender; wait for one to finish, then retry.`);
+    }
+    const controller = new AbortController();
+    link.inFlight.set(message.id, controller);
+    link.webFetches++;
+    try {
+      const page = await this.internet.fetch(message.url, message.accept, controller.signal);
+      this.record({ at: new Date().toISOString(), event: "web-fetch", from: this.nameOf(link), url: message.url, status: page.status, bytes: page.bytes });
+      const reply: WebPageMessage = {
+        id: message.id,
+        status: page.status,
+        contentType: page.contentType,
+        body: page.body,
+        bytes: page.bytes,
+        ...(page.finalUrl !== message.url ? { finalUrl: page.finalUrl.slice(0, 4096) } : {}),
+      };
+      this.send(link, FRAME_KIND.webPage, reply);
+    } catch (error) {
+      const { code, message: reason } = errorMessageOf(error);
+      refuse(code, reason);
+    } finally {
+      link.webFetches--;
       link.inFlight.delete(message.id);
     }
   }

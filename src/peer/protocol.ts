@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { ChatMessage, GenerateOptions, GenerateRequest, GenerateResult, StopReason, ToolCall, ToolSpec } from "../model/types.js";
 import { PeerProtocolError } from "./errors.js";
 
@@ -12,6 +13,11 @@ import { PeerProtocolError } from "./errors.js";
  * contracts (names, descriptions, JSON schemas: the lender builds its grammar
  * from them), and the sampling options. Never the profile, its database, its
  * files, keys or the policy.
+ *
+ * When the lender lends its internet (`peer serve --lend-internet`), a device
+ * may also ask it for one HTTP(S) GET of a web tool (`webFetch`): the URL and
+ * the Accept header cross, the page's status, type and text come back
+ * (`webPage`), at most MAX_LENT_PAGE_BYTES of it.
  */
 export const FRAME_KIND = {
   pair: 1,
@@ -22,6 +28,8 @@ export const FRAME_KIND = {
   result: 6,
   error: 7,
   cancel: 8,
+  webFetch: 9,
+  webPage: 10,
 } as const;
 export type FrameKind = (typeof FRAME_KIND)[keyof typeof FRAME_KIND];
 
@@ -30,6 +38,12 @@ export const HEADER_BYTES = 5;
 export const MAX_FRAME_BYTES = 16 * 1024 * 1024;
 /** The largest frame of a device that is only pairing. */
 export const MAX_PAIRING_FRAME_BYTES = 1024;
+/** The largest web fetch frame a device may send: a URL and an Accept header. */
+export const MAX_WEB_FETCH_FRAME_BYTES = 8 * 1024;
+/** The longest URL a device may ask the lender to fetch. */
+export const MAX_WEB_URL_LENGTH = 4096;
+/** The most bytes of one page the lender fetches and sends back. */
+export const MAX_LENT_PAGE_BYTES = 2 * 1024 * 1024;
 
 export interface PairMessage {
   /** The invite's secret, base64url. */
@@ -76,6 +90,55 @@ export interface ErrorMessage {
 
 export interface CancelMessage {
   id: number;
+}
+
+const webFetchSchema = z
+  .object({
+    id: z.number().int().positive(),
+    url: z.string().min(1).max(MAX_WEB_URL_LENGTH),
+    accept: z.string().max(256).regex(/^[\x20-\x7e]*$/).optional(),
+  })
+  .strict();
+
+/** A device asks the lender for one GET: nothing else (no method, headers, body or cookies) can be said. */
+export type WebFetchMessage = z.infer<typeof webFetchSchema>;
+
+const webPageSchema = z
+  .object({
+    id: z.number().int().positive(),
+    /** The final HTTP status (after the lender followed redirects). */
+    status: z.number().int().min(100).max(599),
+    contentType: z.string().max(256),
+    /** The body as UTF-8 text; at most MAX_LENT_PAGE_BYTES bytes of it. */
+    body: z.string().max(MAX_LENT_PAGE_BYTES),
+    bytes: z.number().int().min(0).max(MAX_LENT_PAGE_BYTES),
+    /** The URL the body came from, when redirects moved it. */
+    finalUrl: z.string().max(MAX_WEB_URL_LENGTH).optional(),
+  })
+  .strict();
+
+/** The lender's answer to a `webFetch`. */
+export type WebPageMessage = z.infer<typeof webPageSchema>;
+
+/** Checks a received web fetch before the lender acts on it (an unknown key, such as a method, is refused). */
+export function checkWebFetchMessage(value: unknown): WebFetchMessage {
+  const parsed = webFetchSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join(".") ?? "";
+    throw new PeerProtocolError(
+      "peer_protocol_error",
+      `A web fetch is {id, url, accept?} and nothing else (the lender only does GET)${where !== "" ? `; "${where}": ${issue?.message}` : issue !== undefined ? `; ${issue.message}` : ""}.`,
+    );
+  }
+  return parsed.data;
+}
+
+/** Checks the lender's answer to a web fetch before a tool reads it. */
+export function checkWebPage(value: unknown): WebPageMessage {
+  const parsed = webPageSchema.safeParse(value);
+  if (!parsed.success) throw new PeerProtocolError("peer_protocol_error", "The peer's reply is not a fetched page (status, content type and at most 2 MiB of text).");
+  return parsed.data;
 }
 
 const OPTION_KEYS = ["temperature", "seed", "topP", "topK", "maxTokens", "thinking", "toolChoice", "parallelToolCalls"] as const satisfies readonly (keyof WireOptions)[];

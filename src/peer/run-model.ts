@@ -11,6 +11,7 @@ import { OffloadingModel } from "./offloading-model.js";
 import { checkOffloadRule } from "./offload-rule.js";
 import { checkPeerName, PeerBook, peerBookPath } from "./peer-book.js";
 import { PeerClient } from "./peer-client.js";
+import { PeerWebFetcher } from "./web-via-peer.js";
 
 export interface RunModelOptions {
   /** `--model`; default config.json's `model`, else the best model present. */
@@ -125,5 +126,49 @@ function estimatePromptTokens(request: GenerateRequest): number {
 export function parseOffloadOption(value: string | undefined): string | undefined {
   if (value === undefined || value === "never" || value === "auto") return value;
   if (value.trim() === "") throw new InvalidInputError('--offload takes never, auto or the name of a paired peer, e.g. --offload home.');
+  return checkPeerName(value);
+}
+
+export interface WebViaOptions {
+  /** `--web-via here|<peer>`; default config.json's `peer.webVia`, else here. */
+  webVia?: string;
+  bootstrap?: readonly string[];
+  allowRemoteBootstrap?: boolean;
+  home?: string;
+}
+
+/**
+ * Where the web apps' requests go out: undefined for this device's own
+ * network, else a fetcher through the named paired peer (which must run
+ * `botpsy peer serve --lend-internet`). Checked before the profile opens:
+ * the peer must be paired and a bootstrap given. The link opens on the
+ * first web request.
+ */
+export function openWebVia(options: WebViaOptions = {}): PeerWebFetcher | undefined {
+  const home = options.home ?? botpsyHome();
+  const config = readConfig(home);
+  const configured = config.peer?.webVia;
+  if (configured !== undefined && typeof configured !== "string") throw new InvalidInputError('peer.webVia in config.json must be "here" or the name of a paired peer.', { code: "invalid_config" });
+  const choice = parseWebViaOption(options.webVia ?? configured) ?? "here";
+  if (choice === "here") return undefined;
+  const book = existsSync(peerBookPath(home)) ? PeerBook.open(home) : undefined;
+  const lender = book?.lender(choice);
+  if (book === undefined || lender === undefined) {
+    const lenders = book?.lenders() ?? [];
+    throw new PeerError(
+      "peer_unknown",
+      `No peer is paired as "${choice}"${lenders.length > 0 ? ` (paired: ${lenders.map((entry) => entry.name).join(", ")})` : ""}, so the web cannot go through it. Pair it with botpsy peer pair <invite> --name ${choice}, or pass --web-via here.`,
+    );
+  }
+  const network = peerNetwork(options, config);
+  return new PeerWebFetcher({
+    lenderName: lender.name,
+    connect: async () => (await PeerClient.connectAnd({ book, publicKey: lender.publicKey, network }, (opened) => opened.info())).client,
+  });
+}
+
+export function parseWebViaOption(value: string | undefined): string | undefined {
+  if (value === undefined || value === "here") return value;
+  if (value.trim() === "") throw new InvalidInputError("--web-via takes here or the name of a paired peer that lends its internet, e.g. --web-via home.");
   return checkPeerName(value);
 }

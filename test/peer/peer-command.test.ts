@@ -46,6 +46,18 @@ describe("botpsy peer commands refuse", () => {
     expect(noBootstrap.stderr).toContain("[peer_bootstrap_missing]");
   }, 60_000);
 
+  it("to lend internet with a bad allow-list, or to send the web through a peer that is not paired", async () => {
+    const alone = await botpsy(["peer", "serve", "--lend-internet-allow-host", "127.0.0.1:8080", "--bootstrap", "127.0.0.1:9"]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("--lend-internet-allow-host only applies with --lend-internet");
+    const noPort = await botpsy(["peer", "serve", "--lend-internet", "--lend-internet-allow-host", "nas.local", "--bootstrap", "127.0.0.1:9"]);
+    expect(noPort.code).toBe(2);
+    expect(noPort.stderr).toContain("[peer_web_allow_host_invalid]");
+    const unpaired = await botpsy(["run", "search the web for Porto", "--offload", "never", "--web-via", "home"]);
+    expect(unpaired.code).toBe(2);
+    expect(unpaired.stderr).toContain('No peer is paired as "home", so the web cannot go through it');
+  }, 60_000);
+
   it("an invite that is not one, and lists peers and removes them", async () => {
     const bad = await botpsy(["peer", "pair", "botpsy-invite1-AAAA", "--bootstrap", "127.0.0.1:9"]);
     expect(bad.code).toBe(2);

@@ -6,8 +6,10 @@ import { assertLoopbackBootstrap, createDhtNode, parseBootstrapAddress } from ".
 import { decodeInvite, encodeInvite, inviteQrCode } from "../../src/peer/invite.js";
 import { decideOffload, DEFAULT_OFFLOAD_RULE } from "../../src/peer/offload-rule.js";
 import { PeerBook, peerBookPath } from "../../src/peer/peer-book.js";
-import { encodeFrame, FRAME_KIND, FrameReader, toGenerateMessage } from "../../src/peer/protocol.js";
-import { peerNetwork } from "../../src/peer/run-model.js";
+import { configuredProviders } from "../../src/config.js";
+import { isLocalAddress, LentInternet, parseAllowedHost } from "../../src/peer/lent-internet.js";
+import { checkWebFetchMessage, checkWebPage, encodeFrame, FRAME_KIND, FrameReader, MAX_LENT_PAGE_BYTES, toGenerateMessage } from "../../src/peer/protocol.js";
+import { openWebVia, parseWebViaOption, peerNetwork } from "../../src/peer/run-model.js";
 
 const homes: string[] = [];
 afterEach(() => {
@@ -96,5 +98,57 @@ describe("frames", () => {
     reader.push(encodeFrame(FRAME_KIND.generate, message).subarray(0, 5));
     expect(frames).toEqual([{}]);
     expect(refusals).toEqual(["no model turns here"]);
+  });
+});
+
+describe("lent internet rules", () => {
+  it("knows the lender's own, local-network and link-local addresses, IPv4-mapped ones included", () => {
+    for (const address of ["127.0.0.1", "127.8.9.10", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.0.10", "169.254.169.254", "100.64.0.1", "0.0.0.0", "224.0.0.1", "::1", "::", "fe80::1", "fd00::5", "::ffff:127.0.0.1", "::ffff:7f00:1", "::ffff:10.0.0.1"]) {
+      expect(isLocalAddress(address), address).toBe(true);
+    }
+    for (const address of ["93.184.215.14", "8.8.8.8", "172.32.0.1", "2606:4700::1111", "::ffff:8.8.8.8"]) expect(isLocalAddress(address), address).toBe(false);
+  });
+
+  it("takes allowed hosts as host:port with the port, and refuses anything else before the lender starts", () => {
+    expect(parseAllowedHost("127.0.0.1:8080")).toBe("127.0.0.1:8080");
+    expect(parseAllowedHost("[::1]:8080")).toBe("[::1]:8080");
+    expect(parseAllowedHost("NAS.local:5000")).toBe("nas.local:5000");
+    for (const text of ["127.0.0.1", "http://127.0.0.1:80", "127.0.0.1:80/path", "", "user@host:80"]) {
+      expect(() => parseAllowedHost(text), text).toThrow(/host:port, e.g. 127.0.0.1:8080/);
+    }
+    expect(() => new LentInternet({ allowHosts: ["nas.local"] })).toThrow(/port is required/);
+  });
+
+  it("a web fetch frame is {id, url, accept?} only: a method, headers or a body are refused, and sizes are bounded", () => {
+    expect(checkWebFetchMessage({ id: 3, url: "https://example.org/", accept: "text/html" })).toEqual({ id: 3, url: "https://example.org/", accept: "text/html" });
+    expect(() => checkWebFetchMessage({ id: 3, url: "https://example.org/", method: "POST" })).toThrow(/only does GET/);
+    expect(() => checkWebFetchMessage({ id: 3, url: "https://example.org/", headers: { cookie: "a" } })).toThrow(/nothing else/);
+    expect(() => checkWebFetchMessage({ id: 3, url: `https://example.org/${"a".repeat(5000)}` })).toThrow(/"url"/);
+    expect(() => checkWebFetchMessage({ id: 3, url: "https://example.org/", accept: "text/html\r\nx-evil: 1" })).toThrow(/"accept"/);
+    expect(() => checkWebFetchMessage({ url: "https://example.org/" })).toThrow(/"id"/);
+    expect(checkWebPage({ id: 1, status: 200, contentType: "text/html", body: "<p>hi</p>", bytes: 9 }).body).toBe("<p>hi</p>");
+    expect(() => checkWebPage({ id: 1, status: 200, contentType: "text/html", body: "x".repeat(MAX_LENT_PAGE_BYTES + 1), bytes: MAX_LENT_PAGE_BYTES + 1 })).toThrow(/not a fetched page/);
+    expect(() => checkWebPage({ id: 1, status: 200, contentType: "text/html", body: "hi", bytes: 2, cookies: "a" })).toThrow(/not a fetched page/);
+  });
+
+  it("--web-via takes here or a paired peer, and a peer needs a bootstrap, checked before any link opens", () => {
+    const home = mkdtempSync(join(tmpdir(), "botpsy-web-via-"));
+    homes.push(home);
+    expect(openWebVia({ home })).toBeUndefined();
+    expect(openWebVia({ home, webVia: "here" })).toBeUndefined();
+    expect(() => parseWebViaOption(" ")).toThrow(/--web-via takes here or the name of a paired peer/);
+    expect(() => parseWebViaOption("no such/peer")).toThrow(/is not a peer name/);
+    expect(() => openWebVia({ home, webVia: "home" })).toThrow(/No peer is paired as "home".*--web-via here/);
+    PeerBook.open(home).addLender("home", "ab".repeat(32));
+    expect(() => openWebVia({ home, webVia: "home" })).toThrow(/No DHT bootstrap/);
+    expect(openWebVia({ home, webVia: "home", bootstrap: ["127.0.0.1:9"] })).toBeDefined();
+  });
+
+  it("config.json providers are http(s) URLs under known keys", () => {
+    expect(configuredProviders({})).toEqual({});
+    expect(configuredProviders({ providers: { web_search: "https://search.example/api" } })).toEqual({ web_search: "https://search.example/api" });
+    expect(() => configuredProviders({ providers: { websearch: "https://search.example/api" } })).toThrow(/not a provider; use web_search, weather, news_rss/);
+    expect(() => configuredProviders({ providers: { weather: "ftp://weather.example" } })).toThrow(/must be an http:\/\/ or https:\/\/ URL/);
+    expect(() => configuredProviders({ providers: ["https://x"] as unknown as Record<string, string> })).toThrow(/must be an object/);
   });
 });

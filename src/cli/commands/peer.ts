@@ -5,6 +5,7 @@ import { createChatModel } from "../../model/resolve.js";
 import { decodeInvite, encodeInvite, inviteQrCode } from "../../peer/invite.js";
 import { modelInfoOf } from "../../peer/model-info.js";
 import { checkPeerName, PeerBook } from "../../peer/peer-book.js";
+import { parseAllowedHost } from "../../peer/lent-internet.js";
 import { PeerClient } from "../../peer/peer-client.js";
 import { PeerServer, type ReceivedEntry } from "../../peer/peer-server.js";
 import { peerNetwork } from "../../peer/run-model.js";
@@ -29,6 +30,10 @@ function summary(entry: ReceivedEntry): string {
       return `${entry.at} paired ${entry.from}`;
     case "refused":
       return `${entry.at} refused ${entry.from}: ${entry.reason}`;
+    case "web-fetch":
+      return entry.refused !== undefined
+        ? `${entry.at} web fetch for ${entry.from} refused: ${entry.url} (${entry.refused.code})`
+        : `${entry.at} web fetch for ${entry.from}: ${entry.url} → HTTP ${entry.status}, ${entry.bytes} bytes`;
   }
 }
 
@@ -37,14 +42,21 @@ export function registerPeerCommand(program: Command): void {
 
   peer
     .command("serve")
-    .description("Lend the loaded model to paired devices only (model turns in, replies out; no files, database or keys cross)")
+    .description("Lend the loaded model to paired devices only (model turns in, replies out; no files, database or keys cross), and with --lend-internet this computer's internet for their web tools")
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice)")
     .option(BOOTSTRAP_FLAG, BOOTSTRAP_DESCRIPTION)
     .option(REMOTE_FLAG, REMOTE_DESCRIPTION)
-    .option("--log-requests <file>", "append each model turn received, whole, to this file (JSON lines)")
-    .action(async (options: NetworkFlags & { model?: string; threads?: string; logRequests?: string }) => {
+    .option("--log-requests <file>", "append each model turn received, whole, and each web fetch (URL, bytes) to this file (JSON lines)")
+    .option("--lend-internet", "also fetch web pages (HTTP(S) GET only, 2 MiB, 10 s) for paired devices' web tools, so their queries go out from here; never this computer's own or local-network addresses")
+    .option("--lend-internet-allow-host <host:port...>", "with --lend-internet: a local host:port paired devices may fetch all the same (a service of yours you mean to share)")
+    .action(async (options: NetworkFlags & { model?: string; threads?: string; logRequests?: string; lendInternet?: boolean; lendInternetAllowHost?: string[] }) => {
       const home = botpsyHome();
+      const allowHosts = options.lendInternetAllowHost ?? [];
+      if (allowHosts.length > 0 && options.lendInternet !== true) {
+        throw new InvalidInputError("--lend-internet-allow-host only applies with --lend-internet; add --lend-internet, or drop the allowed hosts.");
+      }
+      for (const host of allowHosts) parseAllowedHost(host);
       const network = peerNetwork(options, readConfig(home));
       const threads = parseThreads(options.threads);
       const book = PeerBook.open(home);
@@ -57,6 +69,7 @@ export function registerPeerCommand(program: Command): void {
           modelInfo: modelInfoOf(model),
           network,
           ...(options.logRequests !== undefined ? { receivedLogPath: options.logRequests } : {}),
+          ...(options.lendInternet === true ? { lendInternet: { allowHosts } } : {}),
           onReceived: (entry) => process.stdout.write(`${summary(entry)}\n`),
         });
       } catch (error) {
@@ -64,6 +77,9 @@ export function registerPeerCommand(program: Command): void {
         throw error;
       }
       process.stdout.write(`botpsy lends ${model.id} as ${server.publicKey} to ${book.borrowers().length} paired device(s); make an invite with botpsy peer invite\n`);
+      if (options.lendInternet === true) {
+        process.stdout.write(`It also lends its internet to them for web pages (GET, http/https, 2 MiB)${allowHosts.length > 0 ? `; local hosts allowed: ${allowHosts.map(parseAllowedHost).join(", ")}` : ""}\n`);
+      }
       await untilStopped();
       await server.close();
       await model.dispose();

@@ -6,7 +6,7 @@ import { InvalidInputError } from "../../errors.js";
 import type { ChatModel } from "../../model/types.js";
 import type { SafetyLayer } from "../../policy/safety.js";
 import { createRuntime, type Runtime } from "../../runtime.js";
-import { openRunModel, parseOffloadOption } from "../../peer/run-model.js";
+import { openRunModel, openWebVia, parseOffloadOption, parseWebViaOption } from "../../peer/run-model.js";
 import { judgeRun, type RunVerdict } from "../../agent/outcome.js";
 import { setLlamaLogVerbose } from "../../model/llama-log.js";
 import { openProfileAnnounced } from "../first-run.js";
@@ -25,6 +25,8 @@ export interface AgentCommandOptions {
   verbose?: boolean;
   /** `--offload never|auto|<peer>` (see src/peer/offload-rule.ts). */
   offload?: string;
+  /** `--web-via here|<peer>`: where the web apps' requests go out (see src/peer/web-via-peer.ts). */
+  webVia?: string;
   bootstrap?: string[];
   allowRemoteBootstrap?: boolean;
 }
@@ -58,7 +60,24 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
   const threads = parseThreads(options.threads);
   setLlamaLogVerbose(options.verbose === true);
   const offload = parseOffloadOption(options.offload);
-  const profile = openProfileAnnounced();
+  const webVia = openWebVia({
+    ...(options.webVia !== undefined ? { webVia: parseWebViaOption(options.webVia) } : {}),
+    ...(options.bootstrap !== undefined ? { bootstrap: options.bootstrap } : {}),
+    ...(options.allowRemoteBootstrap === true ? { allowRemoteBootstrap: true } : {}),
+  });
+  let profile: Profile;
+  try {
+    profile = openProfileAnnounced(webVia !== undefined ? { webFetcher: webVia.fetch } : {});
+    if (webVia !== undefined && Object.keys(profile.environment.providers).length === 0) {
+      process.stderr.write(`botpsy: --web-via ${webVia.lenderName} has nothing to send: no web provider is set (providers in config.json), so the web apps answer from their bundled data.\n`);
+    } else {
+      // The link opens while the model loads, so the first web request does not wait for it.
+      webVia?.prepare();
+    }
+  } catch (error) {
+    await webVia?.close();
+    throw error;
+  }
   let runtime: Runtime;
   let runModel: Awaited<ReturnType<typeof openRunModel>> | undefined;
   try {
@@ -83,6 +102,7 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
     });
   } catch (error) {
     await runModel?.close();
+    await webVia?.close();
     profile.close();
     throw error;
   }
@@ -96,6 +116,7 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
     async close() {
       await runtime.close();
       await ownModel.close();
+      await webVia?.close();
       profile.close();
     },
   };
@@ -256,7 +277,8 @@ export function registerRunCommand(program: Command): void {
     .option("--json", "print the outcome as JSON instead of the running display")
     .option("--verbose", "also show llama.cpp's own log lines")
     .option("--offload <never|auto|peer>", "where model turns may run: never (here), auto (a paired peer when the prompt does not fit here, or its model is ≥4× larger and the job long), or a paired peer's name (default: auto once a peer is paired)")
-    .option("--bootstrap <host:port...>", "DHT bootstrap node(s) for reaching the peer (or peer.bootstrap in config.json); required when turns may be offloaded")
+    .option("--web-via <here|peer>", "where the web apps' requests (search_web, open_page, weather, news) go out: here (this device's network) or a paired peer that runs botpsy peer serve --lend-internet (default: peer.webVia in config.json, else here)")
+    .option("--bootstrap <host:port...>", "DHT bootstrap node(s) for reaching the peer (or peer.bootstrap in config.json); required when turns may be offloaded or the web goes via a peer")
     .option("--allow-remote-bootstrap", "allow bootstrap nodes off loopback (a DHT node you run on your own network)")
     .addHelpText("after", EXIT_CODE_HELP)
     .action(async (request: string, options: AgentCommandOptions) => {
