@@ -18,7 +18,7 @@ import { executePlans, type ExecutionContext } from "./execution.js";
 import { MarkupFilter } from "./final-answer.js";
 import { playModelTurn, type AfterModelTurnHook, type BeforeModelTurnHook, type ModelTurn } from "./model-turn.js";
 import { RepeatedFailureGuard } from "./repeated-calls.js";
-import { reachedStepLimit, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "./resolution.js";
+import { reachedStepLimit, repeatsSucceededCalls, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "./resolution.js";
 import { applyDecisions, checkDecisions } from "./resumption.js";
 import { createRunState, type RunState } from "./run-state.js";
 import { AgentSessionStore, AgentStateError } from "./session-store.js";
@@ -91,6 +91,13 @@ export interface AgentOptions {
    * turned one more case of 37 into a pass and none into a failure.
    */
   recoveryRouting?: boolean;
+  /**
+   * A turn whose every call repeats, with the same arguments, a call that
+   * succeeded in the step before ends the run with the answer composed from
+   * the results, instead of running the calls again: small models (tuned
+   * ones too) loop on a call that worked. Default true.
+   */
+  endRepeatedSuccess?: boolean;
 }
 
 export interface RunOptions {
@@ -317,6 +324,13 @@ export class Agent {
           return finish(final.stopReason, final.answer);
         }
         flush();
+
+        if (this.options.endRepeatedSuccess !== false && repeatsSucceededCalls(state, reply.toolCalls, step)) {
+          const final = resolveFinalAnswer(state, "", { composeUnreadable: true });
+          if (final.answer !== "") emit({ type: "text-delta", text: final.answer });
+          state.turnMessages.push({ role: "assistant", content: final.answer });
+          return finish(final.stopReason, final.answer);
+        }
 
         const calls = uniqueCallIds(reply.toolCalls.map(boundCallArguments), state.turnMessages, step);
         state.turnMessages.push({ role: "assistant", content: reply.text, toolCalls: calls });

@@ -4,6 +4,7 @@ import type { ToolBox } from "../tools/toolbox.js";
 import { isAbstention } from "./abstention.js";
 import { toolMessage } from "./execution.js";
 import { composeAnswerFromCalls, isReadableAnswer } from "./final-answer.js";
+import { callKey } from "./repeated-calls.js";
 import type { RunState } from "./run-state.js";
 import type { AgentStopReason } from "./types.js";
 
@@ -26,6 +27,19 @@ export function resolveFinalAnswer(state: RunState, replyText: string, options: 
   const answer = composed ?? trimmed;
   const abstained = isAbstention({ toolsOffered: state.toolsOffered, calls: state.calls });
   return { stopReason: abstained ? "abstained" : "answered", answer, ...(composed !== undefined ? { composed } : {}) };
+}
+
+/**
+ * Whether every call of a turn repeats, with the same arguments, a call that
+ * succeeded in the run's previous step: the model did what it set out to do
+ * and is looping. (Two identical calls in a row that a request really wants,
+ * "skip two songs", are rarer than the loop; a tool that takes a count does it
+ * in one call.)
+ */
+export function repeatsSucceededCalls(state: RunState, calls: readonly ToolCall[], step: number): boolean {
+  if (calls.length === 0) return false;
+  const succeeded = new Set(state.calls.filter((record) => record.status === "ok" && record.step === step - 1).map((record) => callKey(record.call)));
+  return calls.every((call) => succeeded.has(callKey(call)));
 }
 
 /** The step cap is checked before any call runs: a call whose result no model turn will read must not act. */

@@ -20,6 +20,8 @@ export interface HarnessSettings {
   composeAnswers?: "on" | "off";
   /** Hold the turn after a fixable failed call to a call (`recoveryRouting`): "on" (default) or "off". */
   recovery?: "on" | "off";
+  /** End the run when a turn only repeats calls that just succeeded (`endRepeatedSuccess`): "end" (default) or "run". */
+  repeats?: "end" | "run";
 }
 
 const KEYS = {
@@ -29,6 +31,7 @@ const KEYS = {
   "forced-tools": ["off", "<n>"],
   "compose-answers": ["on", "off"],
   recovery: ["on", "off"],
+  repeats: ["end", "run"],
 } as const;
 
 /** The switches whose value is one of the names in `KEYS`, and the setting each one sets. */
@@ -38,6 +41,7 @@ const NAMED_VALUE_FIELDS = {
   "pruning-scope": "pruningScope",
   "compose-answers": "composeAnswers",
   recovery: "recovery",
+  repeats: "repeats",
 } as const satisfies Partial<Record<keyof typeof KEYS, keyof HarnessSettings>>;
 
 function usage(): string {
@@ -74,6 +78,7 @@ export function harnessAgentOptions(harness: HarnessSettings | undefined): Runti
     ...(harness.forcedTools !== undefined ? { forcedTurnTools: harness.forcedTools === "off" ? false : harness.forcedTools } : {}),
     ...(harness.composeAnswers !== undefined ? { composeUnreadableAnswers: harness.composeAnswers === "on" } : {}),
     ...(harness.recovery !== undefined ? { recoveryRouting: harness.recovery === "on" } : {}),
+    ...(harness.repeats !== undefined ? { endRepeatedSuccess: harness.repeats === "end" } : {}),
   };
 }
 

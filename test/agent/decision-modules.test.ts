@@ -7,7 +7,7 @@ import { executePlans, recordProvenance } from "../../src/agent/execution.js";
 import { MarkupFilter } from "../../src/agent/final-answer.js";
 import { playModelTurn } from "../../src/agent/model-turn.js";
 import { RepeatedFailureGuard } from "../../src/agent/repeated-calls.js";
-import { reachedStepLimit, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "../../src/agent/resolution.js";
+import { reachedStepLimit, repeatsSucceededCalls, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "../../src/agent/resolution.js";
 import { applyDecisions, checkDecisions, DECLINED_MESSAGE } from "../../src/agent/resumption.js";
 import { createRunState, provenanceOf, type RunState } from "../../src/agent/run-state.js";
 import { firstTurnChoice, offeredTools, prepareFirstTurn, pruneTurnArguments, recoveryChoice } from "../../src/agent/turn-preparation.js";
@@ -374,5 +374,50 @@ describe("resumption", () => {
       throw new Error("a declined call is not decided again");
     });
     expect(declined[0]).toMatchObject({ kind: "resolved", outcome: { status: "declined", error: { code: "declined_by_user" } } });
+  });
+});
+
+describe("a turn that only repeats calls that just succeeded (endRepeatedSuccess)", () => {
+  let wifiRuns = 0;
+  const wifi = defineTool({
+    name: "set_wifi",
+    app: "settings",
+    description: "Turn Wi-Fi on or off.",
+    input: z.object({ on: z.boolean() }),
+    risk: "write",
+    run: ({ on }) => {
+      wifiRuns++;
+      return { wifi: on, online: on };
+    },
+  });
+  const looping = (): ScriptedModel => new ScriptedModel([{ toolCalls: [{ name: "set_wifi", arguments: { on: true } }] }], { whenExhausted: "repeat-last" });
+
+  it("ends the run with the answer from the results instead of running the same call again", async () => {
+    wifiRuns = 0;
+    const agent = new Agent({ model: looping(), profile, toolbox: new ToolBox([wifi]), gate: new TableGate({}) });
+    const outcome = await agent.run("turn on wifi").outcome;
+    expect(outcome.stopReason).toBe("answered");
+    expect(wifiRuns).toBe(1);
+    expect(outcome.calls.map((record) => record.status)).toEqual(["ok"]);
+    expect(outcome.answer).toMatch(/set wifi/i);
+  });
+
+  it("runs them when the switch is off (the loop then ends at the step limit), and never ends on a repeat of a failed or an older call", async () => {
+    wifiRuns = 0;
+    const off = new Agent({ model: looping(), profile, toolbox: new ToolBox([wifi]), gate: new TableGate({}), endRepeatedSuccess: false, maxSteps: 4 });
+    expect((await off.run("turn on wifi").outcome).stopReason).toBe("step_limit");
+    expect(wifiRuns).toBe(3);
+    const succeeded: CallRecord = { call: call("set_wifi", { on: true }), risk: "write", status: "ok", result: {}, durationMs: 1, step: 1 };
+    const failedRecord: CallRecord = { ...succeeded, status: "error", error: { code: "x", message: "x" } };
+    const run = state();
+    run.calls.push(succeeded);
+    expect(repeatsSucceededCalls(run, [call("set_wifi", { on: true })], 2)).toBe(true);
+    // Same call two steps later, other arguments, another call beside it, or a repeat of a failure: not a loop to end.
+    expect(repeatsSucceededCalls(run, [call("set_wifi", { on: true })], 3)).toBe(false);
+    expect(repeatsSucceededCalls(run, [call("set_wifi", { on: false })], 2)).toBe(false);
+    expect(repeatsSucceededCalls(run, [call("set_wifi", { on: true }), call("set_wifi", { on: false }, "id-2")], 2)).toBe(false);
+    const failedRun = state();
+    failedRun.calls.push(failedRecord);
+    expect(repeatsSucceededCalls(failedRun, [call("set_wifi", { on: true })], 2)).toBe(false);
   });
 });

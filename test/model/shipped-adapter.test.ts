@@ -49,6 +49,8 @@ describe("the adapter a model loads with", () => {
 describe("the adapters botpsy ships", () => {
   it("are in data/adapters with the recorded size and sha256, and a record naming the catalog base by its hash", async () => {
     const shipping = MODEL_CATALOG.filter((entry) => entry.shippedAdapter !== undefined);
+    // The offline default ships tuned.
+    expect(shipping.map((entry) => entry.id)).toContain(SMOLLM2_ID);
     for (const entry of shipping) {
       const path = await shippedAdapterPath(entry);
       expect(path).toBe(join(shippedAdaptersDirectory(), entry.shippedAdapter!.fileName));
