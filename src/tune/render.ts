@@ -65,7 +65,10 @@ export class TrainingRenderer {
     const toolChoice = tools.length === 0 ? "none" : (request.toolChoice ?? "auto");
     const forceCall = toolChoice === "required" || typeof toolChoice === "object";
     const wrapper = this.format.createWrapper({ thinking: false, forceCall, documented });
-    const history: ChatHistoryItem[] = [...toLlamaHistory(request.messages), { type: "model", response: [] }];
+    // As the backend renders a prompt (LlamaChatModel.renderPrompt): after tool results the open model turn
+    // continues; only a conversation that ends with the user's words opens a new one.
+    const conversation = toLlamaHistory(request.messages, new Map(), { rawResults: this.format.name === "qwen3" });
+    const history: ChatHistoryItem[] = conversation[conversation.length - 1]?.type === "model" ? conversation : [...conversation, { type: "model", response: [] }];
     const state = wrapper.generateContextState({ chatHistory: history, ...(documented !== undefined ? { availableFunctions: documented } : {}) });
     const promptTokens = state.contextText.tokenize(this.model.tokenizer);
 

@@ -111,6 +111,17 @@ describe("botpsy tune data", () => {
         expect(sequence.prompt).toContain("<|im_start|>assistant");
         expect(sequence.tokens.length).toBeGreaterThan(sequence.completionStart);
       }
+      // A turn after a tool's result, where the backend continues the open model turn: the same tokens again.
+      const afterResult = report.examples.find(
+        (example) => example.sequences.length >= 2 && (example.toolChoices[1] ?? "auto") === "auto" && example.offeredTools[1]?.join() === example.offeredTools[0]?.join(),
+      );
+      expect(afterResult, "the data has a free turn after a result").toBeDefined();
+      const second = afterResult!.sequences[1]!;
+      const upToResult = afterResult!.messages.slice(0, afterResult!.messages.findIndex((message) => message.role === "tool") + 1);
+      const tools: ToolSpec[] = afterResult!.tools.map((tool) => ({ name: tool.name, description: tool.description, parameters: tool.parameters as ToolSpec["parameters"] }));
+      const result = await model.generate({ messages: upToResult, tools, maxTokens: 1 }).result;
+      expect(result.usage.promptTokens).toBe(second.completionStart);
+      expect(second.prompt).not.toMatch(/<\|im_start\|>assistant\n<\|im_end\|>/);
     } finally {
       await model.dispose();
     }
