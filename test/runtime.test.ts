@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentOutcome, AgentRun } from "../src/agent/types.js";
 import type { Profile } from "../src/apps/profile.js";
-import { SMOLLM2_ID } from "../src/model/catalog.js";
+import { findCatalogEntry, SMOLLM2_ID } from "../src/model/catalog.js";
 import { Policy } from "../src/policy/policy.js";
 import { PolicyGate } from "../src/policy/gate.js";
-import { assembleRuntime, createRuntime, locateModel } from "../src/runtime.js";
+import { assembleRuntime, createRuntime, loadLocatedModel, locateModel } from "../src/runtime.js";
 import { ScriptedModel } from "../src/testing/scripted-model.js";
 import { openNotesProfile, outboxOf } from "./agent/fixtures/notes-app.js";
 
@@ -78,7 +78,28 @@ describe("model resolution", () => {
     if (testModel === undefined) throw new Error("BOTPSY_TEST_MODEL is not set: run the tests through vitest's global setup.");
     linkSync(testModel, join(directory, "SmolLM2-135M-Instruct.Q4_1.gguf"));
     const located = await locateModel({ directory });
-    expect(located).toEqual({ id: SMOLLM2_ID, path: join(directory, "SmolLM2-135M-Instruct.Q4_1.gguf"), pulled: false, chatFormat: "prompted" });
+    expect(located).toEqual({ id: SMOLLM2_ID, path: join(directory, "SmolLM2-135M-Instruct.Q4_1.gguf"), pulled: false, chatFormat: "prompted", entry: findCatalogEntry(SMOLLM2_ID) });
+  });
+
+  it("loads the default tuned with the adapter botpsy ships, untuned with --lora none, and a path as the file is", async () => {
+    const testModel = process.env.BOTPSY_TEST_MODEL!;
+    linkSync(testModel, join(directory, "SmolLM2-135M-Instruct.Q4_1.gguf"));
+    const located = await locateModel({ directory });
+    const shipped = findCatalogEntry(SMOLLM2_ID)!.shippedAdapter!;
+    const tuned = await loadLocatedModel(located, { threads: 1, maxConversations: 1 });
+    try {
+      expect(tuned.id).toBe(`${SMOLLM2_ID}+lora:${shipped.fileName.replace(/\.gguf$/, "")}`);
+    } finally {
+      await tuned.dispose();
+    }
+    const untuned = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: "none" });
+    try {
+      expect(untuned.id).toBe(SMOLLM2_ID);
+    } finally {
+      await untuned.dispose();
+    }
+    const byPath = await locateModel({ name: testModel, directory });
+    expect(byPath.entry).toBeUndefined();
   });
 
   it("takes a GGUF path as given, named by its file", async () => {
