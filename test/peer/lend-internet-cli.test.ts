@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configPath } from "../../src/config.js";
 import { assertLoopbackBootstrap } from "../../src/peer/bootstrap.js";
 import type { ReceivedEntry } from "../../src/peer/peer-server.js";
+import { runCli, type CliResult } from "../support/cli-process.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
 /**
@@ -36,19 +37,8 @@ let models: Server;
 let modelsUrl: string;
 const modelRequests: { model: string; tools: string[] }[] = [];
 
-function cli(home: string, args: string[], timeoutMs = 60_000): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, ["--import", "tsx", resolve("src/cli/main.ts"), ...args], { cwd: resolve("."), env: { ...process.env, BOTPSY_HOME: home }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code: code ?? -1, stdout, stderr });
-    });
-  });
+function cli(home: string, args: string[], timeoutMs = 60_000): Promise<CliResult> {
+  return runCli(home, args, timeoutMs);
 }
 
 async function listen(server: Server): Promise<string> {

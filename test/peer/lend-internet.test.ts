@@ -10,7 +10,8 @@ import { assertLoopbackBootstrap, type PeerNetworkOptions } from "../../src/peer
 import { LentInternet, type LendInternetOptions } from "../../src/peer/lent-internet.js";
 import { PeerBook } from "../../src/peer/peer-book.js";
 import { PeerClient } from "../../src/peer/peer-client.js";
-import { PeerServer, type ReceivedEntry } from "../../src/peer/peer-server.js";
+import { PeerServer } from "../../src/peer/peer-server.js";
+import { readReceivedLog } from "../support/peer-log.js";
 import { PeerWebFetcher } from "../../src/peer/web-via-peer.js";
 import { assembleRuntime } from "../../src/runtime.js";
 import { ScriptedModel, TEST_CLOCK } from "../../src/testing/index.js";
@@ -77,18 +78,7 @@ function newHome(): string {
   return makeTempDir("botpsy-lend-internet-");
 }
 
-function received(path: string): ReceivedEntry[] {
-  let text = "";
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return [];
-  }
-  return text
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as ReceivedEntry);
-}
+const received = readReceivedLog;
 
 interface Lender {
   server: PeerServer;

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertLoopbackBootstrap, type PeerNetworkOptions } from "../../src/peer/bootstrap.js";
 import { PeerBook } from "../../src/peer/peer-book.js";
 import { PeerClient } from "../../src/peer/peer-client.js";
-import { PeerServer, type ReceivedEntry } from "../../src/peer/peer-server.js";
+import { PeerServer } from "../../src/peer/peer-server.js";
+import { readReceivedLog } from "../support/peer-log.js";
 import { ScriptedModel } from "../../src/testing/index.js";
 
 /**
@@ -25,18 +26,7 @@ function newHome(): string {
   return home;
 }
 
-function received(path: string): ReceivedEntry[] {
-  let text = "";
-  try {
-    text = readFileSync(path, "utf8");
-  } catch {
-    return [];
-  }
-  return text
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => JSON.parse(line) as ReceivedEntry);
-}
+const received = readReceivedLog;
 
 async function until(check: () => boolean, timeoutMs = 5000): Promise<void> {
   const started = Date.now();

@@ -15,6 +15,7 @@ import { PeerBook } from "../../src/peer/peer-book.js";
 import { AuditLog } from "../../src/policy/audit.js";
 import { PeerClient } from "../../src/peer/peer-client.js";
 import type { ReceivedEntry } from "../../src/peer/peer-server.js";
+import { runCli, type CliResult } from "../support/cli-process.js";
 import { assembleRuntime } from "../../src/runtime.js";
 
 /**
@@ -38,19 +39,8 @@ let lenderKey: string;
 let lenderLog: string;
 let lenderProfileHash: string;
 
-function cli(home: string, args: string[], timeoutMs = 240_000): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, ["--import", "tsx", resolve("src/cli/main.ts"), ...args], { cwd: resolve("."), env: { ...process.env, BOTPSY_HOME: home }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      done({ code: code ?? -1, stdout, stderr });
-    });
-  });
+function cli(home: string, args: string[], timeoutMs = 240_000): Promise<CliResult> {
+  return runCli(home, args, timeoutMs);
 }
 
 function received(): ReceivedEntry[] {
