@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { AgentOutcome, AgentRun } from "../src/agent/types.js";
 import type { Profile } from "../src/apps/profile.js";
 import { findCatalogEntry, SMOLLM2_ID } from "../src/model/catalog.js";
+import { shippedAdaptersDirectory } from "../src/model/shipped-adapter.js";
 import { Policy } from "../src/policy/policy.js";
 import { PolicyGate } from "../src/policy/gate.js";
 import { assembleRuntime, createRuntime, loadLocatedModel, locateModel } from "../src/runtime.js";
@@ -81,25 +82,26 @@ describe("model resolution", () => {
     expect(located).toEqual({ id: SMOLLM2_ID, path: join(directory, "SmolLM2-135M-Instruct.Q4_1.gguf"), pulled: false, chatFormat: "prompted", entry: findCatalogEntry(SMOLLM2_ID) });
   });
 
-  it("loads the default tuned with the adapter botpsy ships, untuned with --lora none, and a path as the file is", async () => {
+  it("loads a catalog model with the adapter asked for (the id names it), and without one for --lora none or a path", async () => {
     const testModel = process.env.BOTPSY_TEST_MODEL!;
     linkSync(testModel, join(directory, "SmolLM2-135M-Instruct.Q4_1.gguf"));
     const located = await locateModel({ directory });
-    const shipped = findCatalogEntry(SMOLLM2_ID)!.shippedAdapter!;
-    const tuned = await loadLocatedModel(located, { threads: 1, maxConversations: 1 });
+    const adapter = join(shippedAdaptersDirectory(), "smollm2-135m-instruct-q4_1-botpsy-v1.gguf");
+    const tuned = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: adapter });
     try {
-      expect(tuned.id).toBe(`${SMOLLM2_ID}+lora:${shipped.fileName.replace(/\.gguf$/, "")}`);
+      expect(tuned.id).toBe(`${SMOLLM2_ID}+lora:smollm2-135m-instruct-q4_1-botpsy-v1`);
     } finally {
       await tuned.dispose();
     }
-    const untuned = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: "none" });
-    try {
-      expect(untuned.id).toBe(SMOLLM2_ID);
-    } finally {
-      await untuned.dispose();
+    for (const lora of ["none", undefined]) {
+      const untuned = await loadLocatedModel(located, { threads: 1, maxConversations: 1, ...(lora !== undefined ? { lora } : {}) });
+      try {
+        expect(untuned.id).toBe(SMOLLM2_ID);
+      } finally {
+        await untuned.dispose();
+      }
     }
-    const byPath = await locateModel({ name: testModel, directory });
-    expect(byPath.entry).toBeUndefined();
+    expect((await locateModel({ name: testModel, directory })).entry).toBeUndefined();
   });
 
   it("takes a GGUF path as given, named by its file", async () => {

@@ -87,9 +87,9 @@ export function parseWhen(text: string, clock: Clock, field = "when"): When {
     );
   }
   // chrono reads a date out of any text around it: what it left unread must be words, not more numbers or markup
-  // (">'00:00:00:00" is not midnight, "7 (or 8)" is not 7).
+  // (">'00:00:00:00" is not midnight, "7 (or 8)" is not 7); a zone's name ("07:00 (Europe/Lisbon)") is words.
   const unread = `${trimmed.slice(0, first.index)} ${trimmed.slice(first.index + first.text.length)}`;
-  if (/[0-9]/.test(unread) || /[^\p{L}\s.,;:!?'"()-]/u.test(unread)) {
+  if (/[0-9]/.test(unread) || /[^\p{L}\s.,;:!?'"()/_-]/u.test(unread)) {
     throw new ToolError(
       "invalid_date",
       `${field}="${text}" holds more than one date or time, or characters that are not one ("${unread.trim()}" is left over after "${first.text}"). Give one, such as "2026-12-04 15:00", "Friday 3 pm" or "in 2 hours".`,

@@ -122,12 +122,8 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     ],
     sizeBytes: 98_362_432,
     sha256: "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53",
-    // Tuned for botpsy's tools by `botpsy tune train` (data/adapters/README.md says how); --lora none runs it untuned.
-    shippedAdapter: {
-      fileName: "smollm2-135m-instruct-q4_1-botpsy-v1.gguf",
-      sizeBytes: 9_798_176,
-      sha256: "a0f5a77b429c87a4e76050a397a97dbd40a91e5ef655f073c5b4dd3b1f053c7b",
-    },
+    // No shippedAdapter: botpsy-v1 (data/adapters) measured worse than the untuned model on
+    // irrelevance and the apps suite (README, "The tuned adapter"), so the default stays untuned.
     chatFormat: "prompted",
     license: "Apache-2.0",
     parameters: "135M",

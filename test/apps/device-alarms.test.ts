@@ -66,6 +66,9 @@ describe("alarms app", () => {
     }
     expect((await failure(run(profile, "set_alarm", { time: ">'00:00:00:00" }))).message).toMatch(/left over/);
     expect((await run(profile, "list_alarms", {})).count).toBe(0);
+    // A time with its zone's name is still that time.
+    expect((await run(profile, "set_alarm", { time: "06:30 (Europe/Lisbon)" })).time).toBe("06:30");
+    await run(profile, "delete_alarm", { alarm: "06:30" });
     expect((await failure(run(profile, "set_alarm", { time: "7", repeat: "sometimes" }))).code).toBe("invalid_repeat");
     await run(profile, "set_alarm", { time: "7" });
     const duplicate = await failure(run(profile, "set_alarm", { time: "07:00" }));
