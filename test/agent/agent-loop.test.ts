@@ -122,7 +122,9 @@ describe("the agent loop", () => {
   });
 
   it("checks the step cap before any call of the last step runs", async () => {
-    const model = new ScriptedModel([{ toolCalls: [{ name: "add_note", arguments: { text: "again" } }] }], { whenExhausted: "repeat-last" });
+    // A new note each step (a call that only repeats the one before would end the run: endRepeatedSuccess).
+    let added = 0;
+    const model = new ScriptedModel([() => ({ toolCalls: [{ name: "add_note", arguments: { text: `again ${++added}` } }] })], { whenExhausted: "repeat-last" });
     const outcome = await new Agent({ model, profile, maxSteps: 3 }).run("keep adding notes").outcome;
     expect(outcome.stopReason).toBe("step_limit");
     expect(outcome.steps).toBe(3);

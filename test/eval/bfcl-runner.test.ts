@@ -147,7 +147,9 @@ describe("BFCL through the agent", () => {
 
   it("fails a multi-turn case whose agent never stops calling, at the step cap", async () => {
     const caseData = loadBfclCategory("multi_turn_base", { limit: 1 })[0]!;
-    const looping = new ScriptedModel([{ toolCalls: [{ name: "pwd" }] }], { whenExhausted: "repeat-last" });
+    // pwd and ls in turn: never the call of the step before (that would end the run: endRepeatedSuccess).
+    let step = 0;
+    const looping = new ScriptedModel([() => ({ toolCalls: [{ name: step++ % 2 === 0 ? "pwd" : "ls" }] })], { whenExhausted: "repeat-last" });
     const result = await runBfclCase(caseData, caseOptions(looping));
     expect(result).toMatchObject({ valid: false, errorType: "multi_turn:force_terminated", steps: 20 });
     expect(looping.requests).toHaveLength(20);
