@@ -325,14 +325,16 @@ export class Agent {
         }
         flush();
 
-        if (this.options.endRepeatedSuccess !== false && repeatsSucceededCalls(state, reply.toolCalls, step)) {
+        // Bounded first: the checks below walk the arguments.
+        const bounded = reply.toolCalls.map(boundCallArguments);
+        if (this.options.endRepeatedSuccess !== false && repeatsSucceededCalls(state, bounded, step)) {
           const final = resolveFinalAnswer(state, "", { composeUnreadable: true });
           if (final.answer !== "") emit({ type: "text-delta", text: final.answer });
           state.turnMessages.push({ role: "assistant", content: final.answer });
           return finish(final.stopReason, final.answer);
         }
 
-        const calls = uniqueCallIds(reply.toolCalls.map(boundCallArguments), state.turnMessages, step);
+        const calls = uniqueCallIds(bounded, state.turnMessages, step);
         state.turnMessages.push({ role: "assistant", content: reply.text, toolCalls: calls });
         if (reachedStepLimit(state, step)) {
           const error = skipCallsAtStepLimit(state, calls, step, this.toolbox, this.formatToolResult);

@@ -37,8 +37,9 @@ export function resolveFinalAnswer(state: RunState, replyText: string, options: 
  * in one call.)
  */
 export function repeatsSucceededCalls(state: RunState, calls: readonly ToolCall[], step: number): boolean {
-  if (calls.length === 0) return false;
-  const succeeded = new Set(state.calls.filter((record) => record.status === "ok" && record.step === step - 1).map((record) => callKey(record.call)));
+  const previous = state.calls.filter((record) => record.status === "ok" && record.step === step - 1);
+  if (calls.length === 0 || previous.length === 0) return false;
+  const succeeded = new Set(previous.map((record) => callKey(record.call)));
   return calls.every((call) => succeeded.has(callKey(call)));
 }
 
