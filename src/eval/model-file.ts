@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
-import { createReadStream, statSync } from "node:fs";
+import { statSync } from "node:fs";
+import { sha256OfFile } from "../model/download.js";
 
 const cache = new Map<string, string>();
 
@@ -9,9 +9,7 @@ export async function fileSha256(path: string): Promise<string> {
   const key = `${path}\u0000${stats.size}\u0000${stats.mtimeMs}`;
   const known = cache.get(key);
   if (known) return known;
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  const digest = hash.digest("hex");
+  const digest = await sha256OfFile(path);
   cache.set(key, digest);
   return digest;
 }

@@ -1,7 +1,7 @@
-import { createHash } from "node:crypto";
-import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { BotpsyError } from "../errors.js";
+import { sha256OfFile } from "./download.js";
 
 /**
  * What `botpsy tune train` records beside an adapter (`<adapter>.gguf.json`):
@@ -25,11 +25,8 @@ export function adapterMetadataPath(adapterPath: string): string {
   return `${adapterPath}.json`;
 }
 
-export async function sha256OfFile(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest("hex");
-}
+/** The one streamed file hash of the model layer (downloads verify with it too). */
+export { sha256OfFile };
 
 export function readAdapterMetadata(adapterPath: string): AdapterMetadata {
   const path = adapterMetadataPath(adapterPath);
