@@ -1,6 +1,7 @@
 import type { ChatHistoryItem, ChatModelFunctionCall, ChatModelResponse, LlamaTextJSON } from "node-llama-cpp";
 import { InvalidInputError } from "../errors.js";
 import type { ChatMessage } from "./types.js";
+import type { ChatFormatName } from "./chat-format.js";
 
 /**
  * Converts botpsy's conversation into node-llama-cpp's chat history. In
@@ -98,4 +99,18 @@ function parseResult(content: string): unknown {
   } catch {
     return content;
   }
+}
+
+/** How a chat format wants its history: Qwen3's wrapper writes tool results as the template does, so they stay text. */
+export function historyOptionsFor(format: ChatFormatName): { rawResults: boolean } {
+  return { rawResults: format === "qwen3" };
+}
+
+/**
+ * The history a reply is generated after, as LlamaChat evaluates it: ending
+ * in an open model response. After tool results the model turn that made the
+ * calls continues; after the user's words a new, empty one opens.
+ */
+export function withOpenModelTurn(history: ChatHistoryItem[]): ChatHistoryItem[] {
+  return history[history.length - 1]?.type === "model" ? history : [...history, { type: "model", response: [] }];
 }

@@ -28,7 +28,7 @@ import { fileFormatCache, selectChatFormat, type ChatFormat, type ChatFormatName
 import { Qwen35Generator } from "./qwen35-generation.js";
 import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "./errors.js";
 import { createGeneration, generationTimings } from "./generation.js";
-import { toLlamaHistory } from "./history.js";
+import { historyOptionsFor, toLlamaHistory, withOpenModelTurn } from "./history.js";
 import { limitFreeStrings, normalizeToolSpecs, trimSwallowedCallClose } from "./json-schema.js";
 import type {
   ChatModel,
@@ -250,7 +250,7 @@ export class LlamaChatModel implements ChatModel {
     const thinking = this.format.supportsThinking && (request.thinking ?? "off") !== "off";
     if (this.dialect !== undefined) return this.dialect.tokenizePrompt(this.dialect.render(request.messages, tools, thinking));
     const chatWrapper = this.format.createWrapper({ thinking, forceCall: false, documented: tools.length > 0 ? toFunctions(tools) : undefined });
-    return this.renderPrompt(chatWrapper, toLlamaHistory(request.messages, this.rawCalls, { rawResults: this.format.name === "qwen3" }), tools.length > 0 ? toFunctions(tools, this.maxStringArgumentLength) : undefined, false);
+    return this.renderPrompt(chatWrapper, toLlamaHistory(request.messages, this.rawCalls, historyOptionsFor(this.format.name)), tools.length > 0 ? toFunctions(tools, this.maxStringArgumentLength) : undefined, false);
   }
 
   /** Tokens of a text under this model's tokenizer (for budgets and tests). */
@@ -325,7 +325,7 @@ export class LlamaChatModel implements ChatModel {
       );
     }
 
-    const history: ChatHistoryItem[] = toLlamaHistory(request.messages, this.rawCalls, { rawResults: this.format.name === "qwen3" });
+    const history: ChatHistoryItem[] = toLlamaHistory(request.messages, this.rawCalls, historyOptionsFor(this.format.name));
     const slot = this.slotFor(request.conversationId ?? ANONYMOUS_CONVERSATION);
     const sequence = slot.sequence;
     const chatWrapper = this.format.createWrapper({ thinking: thinkingEnabled, forceCall, documented });
@@ -466,8 +466,7 @@ export class LlamaChatModel implements ChatModel {
     functions: ChatModelFunctions | undefined,
     forceCall: boolean,
   ): Token[] {
-    const rendered = history[history.length - 1]?.type === "model" ? history : [...history, { type: "model" as const, response: [] }];
-    const state = chatWrapper.generateContextState({ chatHistory: rendered, ...(functions !== undefined ? { availableFunctions: functions } : {}) });
+    const state = chatWrapper.generateContextState({ chatHistory: withOpenModelTurn(history), ...(functions !== undefined ? { availableFunctions: functions } : {}) });
     const tokens = state.contextText.tokenize(this.model.tokenizer);
     if (!forceCall || functions === undefined) return tokens;
     return [...tokens, ...LlamaText(chatWrapper.settings.functions.call.prefix).tokenize(this.model.tokenizer, "trimLeadingSpace")];

@@ -1,6 +1,6 @@
-import { LlamaLogLevel, LlamaText, getLlama, type ChatHistoryItem, type LlamaModel, type Token } from "node-llama-cpp";
+import { LlamaLogLevel, LlamaText, getLlama, type LlamaModel, type Token } from "node-llama-cpp";
 import { selectChatFormat, type ChatFormat, type ChatFormatName } from "../model/chat-format.js";
-import { toLlamaHistory } from "../model/history.js";
+import { historyOptionsFor, toLlamaHistory, withOpenModelTurn } from "../model/history.js";
 import { normalizeToolSpecs } from "../model/json-schema.js";
 import { toFunctions } from "../model/llama-chat-model.js";
 import type { GenerateRequest } from "../model/types.js";
@@ -65,10 +65,8 @@ export class TrainingRenderer {
     const toolChoice = tools.length === 0 ? "none" : (request.toolChoice ?? "auto");
     const forceCall = toolChoice === "required" || typeof toolChoice === "object";
     const wrapper = this.format.createWrapper({ thinking: false, forceCall, documented });
-    // As the backend renders a prompt (LlamaChatModel.renderPrompt): after tool results the open model turn
-    // continues; only a conversation that ends with the user's words opens a new one.
-    const conversation = toLlamaHistory(request.messages, new Map(), { rawResults: this.format.name === "qwen3" });
-    const history: ChatHistoryItem[] = conversation[conversation.length - 1]?.type === "model" ? conversation : [...conversation, { type: "model", response: [] }];
+    // As the backend renders a prompt (LlamaChatModel.renderPrompt), from the same helpers.
+    const history = withOpenModelTurn(toLlamaHistory(request.messages, new Map(), historyOptionsFor(this.format.name)));
     const state = wrapper.generateContextState({ chatHistory: history, ...(documented !== undefined ? { availableFunctions: documented } : {}) });
     const promptTokens = state.contextText.tokenize(this.model.tokenizer);
 
