@@ -1,11 +1,10 @@
 import { Agent, type AgentOptions, type RunOptions } from "./agent/agent.js";
-import { verifyAdapterBase } from "./model/lora-adapter.js";
 import { RiskGate } from "./agent/default-gate.js";
 import type { AgentRun, ApprovalDecision } from "./agent/types.js";
 import type { Profile } from "./apps/profile.js";
 import { InvalidInputError } from "./errors.js";
 import { SMOLLM2_ID, type CatalogEntry } from "./model/catalog.js";
-import { chooseAdapter, tunedModelId } from "./model/shipped-adapter.js";
+import { adapterForLoad, tunedModelId } from "./model/shipped-adapter.js";
 import type { ChatFormatName } from "./model/chat-format.js";
 import { LlamaChatModel } from "./model/llama-chat-model.js";
 import { bestPresentModel, ensureModelFile, type ModelLocationOptions } from "./model/resolve.js";
@@ -80,8 +79,7 @@ export async function loadLocatedModel(
   located: LocatedModel,
   reference: Pick<ModelReference, "threads" | "maxConversations" | "lora"> & { baseSha256?: string } = {},
 ): Promise<LlamaChatModel> {
-  const lora = await chooseAdapter(reference.lora, located.entry);
-  if (lora !== undefined) await verifyAdapterBase(lora, located.path, reference.baseSha256 ?? located.entry?.sha256);
+  const lora = await adapterForLoad(reference.lora, located.entry, located.path, reference.baseSha256);
   return LlamaChatModel.load({
     modelPath: located.path,
     id: tunedModelId(located.id, lora),

@@ -9,8 +9,7 @@ import { createProgressBar, partialPathFor, piecePathFor, pullModel, removePiece
 import { InvalidInputError } from "../errors.js";
 import { ModelFileMissingError, ModelRequestError, UnknownModelError } from "./errors.js";
 import { LlamaChatModel, type LlamaChatModelOptions } from "./llama-chat-model.js";
-import { verifyAdapterBase } from "./lora-adapter.js";
-import { chooseAdapter, tunedModelId } from "./shipped-adapter.js";
+import { adapterForLoad, tunedModelId } from "./shipped-adapter.js";
 import { OpenAICompatibleModel, type OpenAICompatibleModelOptions } from "./openai-compatible-model.js";
 import type { ChatModel } from "./types.js";
 
@@ -234,10 +233,8 @@ export async function loadLlamaModel(options: Extract<CreateChatModelOptions, { 
   const name = model ?? bestPresentModel(location)?.name ?? SMOLLM2_ID;
   const { path, resolved } = await ensureModelFile(name, { ...location, progress: progress ?? false });
   const chatFormat = loadOptions.chatFormat ?? (resolved.kind === "catalog" ? resolved.entry?.chatFormat : undefined);
-  // The adapter asked for, none for "none", else the one botpsy ships for a catalog model.
-  const lora = await chooseAdapter(loadOptions.lora, resolved.kind === "catalog" ? resolved.entry : undefined);
-  // An adapter on a base it was not trained on loads silently and writes nonsense.
-  if (lora !== undefined) await verifyAdapterBase(lora, path, resolved.entry?.sha256);
+  // The adapter asked for, none for "none", else the one botpsy ships for a catalog model; checked against this base.
+  const lora = await adapterForLoad(loadOptions.lora, resolved.kind === "catalog" ? resolved.entry : undefined, path, resolved.entry?.sha256);
   const { lora: _requested, ...rest } = loadOptions;
   const baseId = resolved.kind === "catalog" ? resolved.entry!.id : loadOptions.id;
   return LlamaChatModel.load({

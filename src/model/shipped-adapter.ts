@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { BotpsyError } from "../errors.js";
 import { packageRoot } from "../version.js";
 import type { CatalogEntry } from "./catalog.js";
-import { adapterName, sha256OfFile } from "./lora-adapter.js";
+import { adapterName, sha256OfFile, verifyAdapterBase } from "./lora-adapter.js";
 
 /**
  * The LoRA adapters botpsy ships (data/adapters): a catalog model with one is
@@ -42,9 +42,25 @@ export async function shippedAdapterPath(entry: CatalogEntry, directory = shippe
  * shipped adapter of the catalog entry (a model given by path loads as it is).
  */
 export async function chooseAdapter(requested: string | undefined, entry: CatalogEntry | undefined, directory = shippedAdaptersDirectory()): Promise<string | undefined> {
-  if (requested !== undefined && requested.trim().toLowerCase() === NO_ADAPTER) return undefined;
+  if (requested !== undefined && isNoAdapter(requested)) return undefined;
   if (requested !== undefined) return requested;
   return entry !== undefined ? shippedAdapterPath(entry, directory) : undefined;
+}
+
+/** Whether a `--lora` value asks for no adapter. */
+export function isNoAdapter(value: string): boolean {
+  return value.trim().toLowerCase() === NO_ADAPTER;
+}
+
+/**
+ * The adapter a load applies (`chooseAdapter`), checked against the base it
+ * goes on: an adapter on a base it was not trained on loads silently and
+ * writes nonsense. `baseSha256`, when known, spares hashing the base.
+ */
+export async function adapterForLoad(requested: string | undefined, entry: CatalogEntry | undefined, basePath: string, baseSha256?: string): Promise<string | undefined> {
+  const adapter = await chooseAdapter(requested, entry);
+  if (adapter !== undefined) await verifyAdapterBase(adapter, basePath, baseSha256 ?? entry?.sha256);
+  return adapter;
 }
 
 /** The id of a model with an adapter applied, as results and reports name it. */

@@ -16,7 +16,7 @@ import { injectionSuiteCases } from "../../eval/injection/suites.js";
 import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDefenseSetting, type DefenseSetting } from "../../eval/injection/run.js";
 import { isScenarioSplit, SCENARIO_SPLITS, selectSuiteSplit, suiteHasSplits, type ScenarioSplit } from "../../eval/splits.js";
 import { INJECTION_SUITE, isInjectionSuite, resolveScenarioSuite } from "../../eval/suites.js";
-import { NO_ADAPTER } from "../../model/shipped-adapter.js";
+import { isNoAdapter, NO_ADAPTER } from "../../model/shipped-adapter.js";
 import type { ChatModel } from "../../model/types.js";
 import { loadLocatedModel, locateModel } from "../../runtime.js";
 import { botpsyVersion } from "../../version.js";
@@ -190,7 +190,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
   const parallelCalls = parseParallelCalls(options.parallelCalls);
   const harness = parseHarness(options.harness);
   const suite = scenarioSuite?.suite ?? BFCL_SUITE;
-  const { model, info } = await dependencies.loadModel({ reference: options.model, concurrency, threads, ...(options.lora !== undefined ? { lora: options.lora.trim().toLowerCase() === NO_ADAPTER ? NO_ADAPTER : resolve(options.lora) } : {}) });
+  const { model, info } = await dependencies.loadModel({ reference: options.model, concurrency, threads, ...(options.lora !== undefined ? { lora: isNoAdapter(options.lora) ? NO_ADAPTER : resolve(options.lora) } : {}) });
   const settings: EvalSettings = {
     suite,
     model: info,
