@@ -9,6 +9,7 @@ import { partialPathFor, pullModel, type PullProgress } from "../../src/model/do
 import { ChecksumMismatchError, NoSourceReachableError } from "../../src/model/errors.js";
 import { extractZipMember, listZipMembers, ZipArchiveError } from "../../src/model/zip.js";
 import { makeTempDir } from "../support/temp-dir.js";
+import { testCatalogEntry } from "../support/catalog-entry.js";
 import { buildZip } from "../support/zip.js";
 
 const payload = Buffer.from(Array.from({ length: 300_000 }, (_, index) => (index * 7919) % 251));
@@ -58,21 +59,7 @@ class RangeFileServer {
 }
 
 function entryWith(sources: CatalogEntry["sources"], overrides: Partial<CatalogEntry> = {}): CatalogEntry {
-  return {
-    id: "test-model",
-    title: "test",
-    fileName: "model.gguf",
-    sources,
-    sizeBytes: payload.length,
-    sha256: payloadSha256,
-    chatFormat: "prompted",
-    license: "Apache-2.0",
-    parameters: "0",
-    quantization: "none",
-    verified: false,
-    rank: 50,
-    ...overrides,
-  };
+  return testCatalogEntry({ id: "test-model", title: "test", sources, sizeBytes: payload.length, sha256: payloadSha256 }, overrides);
 }
 
 describe("pullModel", () => {

