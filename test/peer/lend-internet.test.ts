@@ -120,6 +120,26 @@ function fetcherFor(book: PeerBook, lender: Lender): PeerWebFetcher {
   return new PeerWebFetcher({ lenderName: "home", connect: () => connect(book, lender) });
 }
 
+/** A page server, a lender (lending as `lend` says, given the server), and a paired device whose web requests go through it. */
+async function startDevice(lend: (fixture: Fixture) => LendInternetOptions | undefined): Promise<{ fixture: Fixture; lender: Lender; fetcher: PeerWebFetcher; profile: Profile; close(): Promise<void> }> {
+  const fixture = await startFixture();
+  const lender = await startLender(lend(fixture));
+  const fetcher = fetcherFor(await pairDevice(lender), lender);
+  const profile = deviceProfile(fixture, fetcher);
+  return {
+    fixture,
+    lender,
+    fetcher,
+    profile,
+    async close() {
+      profile.close();
+      await fetcher.close();
+      await lender.server.close();
+      fixture.server.close();
+    },
+  };
+}
+
 /** The device's profile, its web provider on the fixture, its web requests through `fetcher`. */
 function deviceProfile(fixture: Fixture, fetcher: PeerWebFetcher): Profile {
   const home = newHome();
@@ -181,10 +201,8 @@ afterAll(async () => {
 
 describe("lent internet (peer serve --lend-internet, run --web-via)", () => {
   it("the device's search_web and open_page go out from the lender, never from the device's own network", async () => {
-    const fixture = await startFixture();
-    const lender = await startLender({ allowHosts: [fixture.hostPort] });
-    const fetcher = fetcherFor(await pairDevice(lender), lender);
-    const profile = deviceProfile(fixture, fetcher);
+    const device = await startDevice((fixture) => ({ allowHosts: [fixture.hostPort] }));
+    const { fixture, lender, profile } = device;
     try {
       const model = new ScriptedModel([
         { toolCalls: [{ name: "search_web", arguments: { query: "best time to visit Porto" } }] },
@@ -213,18 +231,13 @@ describe("lent internet (peer serve --lend-internet, run --web-via)", () => {
       ]);
       expect(fetches.every((entry) => entry.event === "web-fetch" && entry.refused === undefined)).toBe(true);
     } finally {
-      profile.close();
-      await fetcher.close();
-      await lender.server.close();
-      fixture.server.close();
+      await device.close();
     }
   }, 60_000);
 
   it("a lender that does not lend its internet refuses, and the tool says so and what to do", async () => {
-    const fixture = await startFixture();
-    const lender = await startLender();
-    const fetcher = fetcherFor(await pairDevice(lender), lender);
-    const profile = deviceProfile(fixture, fetcher);
+    const device = await startDevice(() => undefined);
+    const { fixture, lender, profile } = device;
     try {
       const model = new ScriptedModel([{ toolCalls: [{ name: "search_web", arguments: { query: "porto" } }] }, "I could not search."]);
       const outcomes = toolOutcomes(await runAgent(profile, model, "Search the web for Porto"));
@@ -238,10 +251,7 @@ describe("lent internet (peer serve --lend-internet, run --web-via)", () => {
         expect.objectContaining({ from: "phone", url: `${fixture.origin}/search?q=porto`, bytes: 0, refused: expect.objectContaining({ code: "peer_internet_not_lent" }) }),
       ]);
     } finally {
-      profile.close();
-      await fetcher.close();
-      await lender.server.close();
-      fixture.server.close();
+      await device.close();
     }
   }, 60_000);
 
