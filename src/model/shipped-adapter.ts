@@ -14,6 +14,9 @@ import { adapterName, sha256OfFile, verifyAdapterBase } from "./lora-adapter.js"
 /** The `--lora` value that loads a catalog model without its shipped adapter. */
 export const NO_ADAPTER = "none";
 
+/** What every command that loads a model says of its `--lora` option. */
+export const LORA_OPTION_DESCRIPTION = `a LoRA adapter (.gguf from botpsy tune train) applied on the model, refused on another base; "${NO_ADAPTER}" for the untuned model (default: the adapter botpsy ships for a catalog model)`;
+
 export function shippedAdaptersDirectory(): string {
   return join(packageRoot(), "data", "adapters");
 }

@@ -1,4 +1,5 @@
 import { createInterface } from "node:readline/promises";
+import { LORA_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
 import type { Command } from "commander";
 import { NotificationWatcher } from "../../apps/notifications.js";
 import { errorMessage } from "../../errors.js";
@@ -13,7 +14,7 @@ export function registerChatCommand(program: Command): void {
     .command("chat")
     .description("Talk with botpsy: each message may act through the local apps")
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
-    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model, refused on another base; \"none\" for the untuned model (default: the adapter botpsy ships for a catalog model)")
+    .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
     .option("--max-steps <n>", "model turns allowed per message (default 10)")
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")

@@ -16,7 +16,7 @@ import { injectionSuiteCases } from "../../eval/injection/suites.js";
 import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDefenseSetting, type DefenseSetting } from "../../eval/injection/run.js";
 import { isScenarioSplit, SCENARIO_SPLITS, selectSuiteSplit, suiteHasSplits, type ScenarioSplit } from "../../eval/splits.js";
 import { INJECTION_SUITE, isInjectionSuite, resolveScenarioSuite } from "../../eval/suites.js";
-import { isNoAdapter, NO_ADAPTER } from "../../model/shipped-adapter.js";
+import { isNoAdapter, LORA_OPTION_DESCRIPTION, NO_ADAPTER } from "../../model/shipped-adapter.js";
 import type { ChatModel } from "../../model/types.js";
 import { loadLocatedModel, locateModel } from "../../runtime.js";
 import { botpsyVersion } from "../../version.js";
@@ -249,7 +249,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
       'Run a suite ("apps", "bfcl", "injection" or "injection-heldout", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
     )
     .option("--model <id>", "catalog id, GGUF path or hf: reference (default: the best model present, else the default model, pulled — as botpsy run)")
-    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model, refused on another base; \"none\" for the untuned model (default: the adapter botpsy ships for a catalog model)")
+    .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
     .option("--limit <n>", "run only n cases, spread evenly over the suite's groups and recorded in the results (bfcl: the first n of each category)")
     .option("--concurrency <n>", "cases run at the same time", "1")
     .option("--thinking <mode>", "off, on, or a token budget", "off")

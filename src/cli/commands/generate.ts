@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { LORA_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
 import { InvalidInputError } from "../../errors.js";
 import { loadLlamaModel } from "../../model/resolve.js";
 import type { ChatMessage, Thinking } from "../../model/types.js";
@@ -23,7 +24,7 @@ export function registerGenerateCommand(program: Command): void {
     .command("generate <prompt>")
     .description("Generate a reply to a prompt with the local model (streams text; --json prints the result with usage and timings).")
     .option("-m, --model <model>", "catalog id, GGUF path or hf:owner/repo/file.gguf (default: the best model present)")
-    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model, refused on another base; \"none\" for the untuned model (default: the adapter botpsy ships for a catalog model)")
+    .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
     .option("--system <text>", "a system prompt")
     .option("--max-tokens <n>", "most tokens to generate", "512")
     .option("--temperature <t>", "sampling temperature (0 = greedy)", "0")

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { LORA_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
 import type { Agent } from "../../agent/agent.js";
 import type { AgentEvent, AgentOutcome, AgentRun, ApprovalDecision, ApprovalRequest } from "../../agent/types.js";
 import { Profile } from "../../apps/profile.js";
@@ -267,7 +268,7 @@ export function registerRunCommand(program: Command): void {
     .description("Do what the request says with the local apps, asking before calls that need approval")
     .argument("<request>", 'what to do, e.g. "set an alarm for 7 am tomorrow"')
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
-    .option("--lora <adapter>", "a LoRA adapter (.gguf from botpsy tune train) applied on the model, refused on another base; \"none\" for the untuned model (default: the adapter botpsy ships for a catalog model)")
+    .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
     .option("--max-steps <n>", "model turns allowed for the request (default 10)")
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")
