@@ -10,7 +10,8 @@ import type { ChatFormatName } from "./chat-format.js";
  * same response; so an assistant turn with calls, its tool messages, and the
  * assistant turn after them become one model item.
  *
- * `rawCalls` gives, per call id, the exact text a call was generated as, so
+ * `rawCalls` gives, per call id, the exact text a call was generated as (for
+ * the prompted format cut where the model's tokens were: `tokenExactCall`), so
  * that the history renders token for token as it was evaluated and the
  * cached context stays valid. `rawResults` keeps tool results as their text
  * (for wrappers that write them as the template does).

@@ -25,6 +25,7 @@ import {
 import * as nodeLlamaCpp from "node-llama-cpp";
 import { InvalidInputError } from "../errors.js";
 import { fileFormatCache, selectChatFormat, type ChatFormat, type ChatFormatName, type FormatSource } from "./chat-format.js";
+import { tokenExactCall } from "./exact-call.js";
 import { Qwen35Generator } from "./qwen35-generation.js";
 import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "./errors.js";
 import { createGeneration, generationTimings } from "./generation.js";
@@ -332,6 +333,8 @@ export class LlamaChatModel implements ChatModel {
     const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
 
     const promptTokenList = this.renderPrompt(chatWrapper, history, functions, forceCall);
+    // Where the model's turn starts (a forced call's prefix is already the model's).
+    const turnStart = promptTokenList.length - (forceCall && functions !== undefined ? this.callPrefixTokens(chatWrapper).length : 0);
     if (promptTokenList.length >= this.contextSize) {
       chat.dispose({ disposeSequence: false });
       throw new ContextOverflowError(promptTokenList.length, this.contextSize);
@@ -423,6 +426,7 @@ export class LlamaChatModel implements ChatModel {
       chat.dispose({ disposeSequence: false });
     }
 
+    this.rememberExactCalls(chatWrapper, sequence.contextTokens, turnStart, calls, response?.response ?? "");
     const finishedAt = performance.now();
     const outputTokens = sequence.tokenMeter.diff(meterBefore).usedOutputTokens;
     const promptTokens = promptTokenList.length;
@@ -469,7 +473,35 @@ export class LlamaChatModel implements ChatModel {
     const state = chatWrapper.generateContextState({ chatHistory: withOpenModelTurn(history), ...(functions !== undefined ? { availableFunctions: functions } : {}) });
     const tokens = state.contextText.tokenize(this.model.tokenizer);
     if (!forceCall || functions === undefined) return tokens;
-    return [...tokens, ...LlamaText(chatWrapper.settings.functions.call.prefix).tokenize(this.model.tokenizer, "trimLeadingSpace")];
+    return [...tokens, ...this.callPrefixTokens(chatWrapper)];
+  }
+
+  private callPrefixTokens(chatWrapper: ChatWrapper): Token[] {
+    return LlamaText(chatWrapper.settings.functions.call.prefix).tokenize(this.model.tokenizer, "trimLeadingSpace");
+  }
+
+  /**
+   * Replaces the remembered text of this turn's calls by the tokens they were
+   * evaluated as (see `tokenExactCall`), read from the sequence's context
+   * after the generation, so that the next step's prompt re-renders them
+   * token for token and the cache holds up to the end of the arguments. A
+   * call not found on token boundaries keeps its text. The prompted format
+   * only: where its turn markers and call text go is known (see
+   * PromptedToolCallChatWrapper), a native wrapper's is not.
+   */
+  private rememberExactCalls(chatWrapper: ChatWrapper, contextTokens: readonly Token[], turnStart: number, calls: readonly ToolCall[], text: string): void {
+    const suffix = chatWrapper.settings.functions.call.suffix;
+    if (this.format.name !== "prompted" || typeof suffix !== "string") return;
+    let from = turnStart;
+    calls.forEach((call, index) => {
+      const raw = this.rawCalls.get(call.id);
+      if (raw === undefined) return;
+      // The first call follows the turn marker, unless the model wrote text first; a later one follows the text between calls.
+      const exact = tokenExactCall(this.model.tokenizer, contextTokens, from, raw, suffix, index === 0 && text === "" ? "special" : "text");
+      if (exact === undefined) return;
+      this.rawCalls.set(call.id, exact.raw);
+      from = exact.end;
+    });
   }
 
   /**
