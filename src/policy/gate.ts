@@ -67,6 +67,11 @@ export class PolicyGate implements PermissionGate {
   decide(input: GateInput): GateVerdict {
     const verdict = this.explain(input, { consume: true });
     this.options.onVerdict?.(input, verdict);
+    const runId = input.run?.runId;
+    if (verdict.decision === "allow" && input.risk !== "read" && verdict.tainted.length > 0 && runId !== undefined && this.options.taint) {
+      // Stored with the write's own commit, so that a crash cannot keep the value and lose its taint.
+      this.options.taint.expect(verdict.tainted, { tool: input.call.name, sessionId: input.sessionId, runId, callId: input.call.id });
+    }
     const { decision, reason, rule } = verdict;
     return rule === undefined ? { decision, reason } : { decision, reason, rule };
   }
@@ -188,7 +193,10 @@ export class PolicyGate implements PermissionGate {
 
   /** After a write ran: the values it stored from untrusted content keep their taint. */
   afterCall(input: GateInput, outcome: ToolOutcome): void {
-    if (outcome.status !== "ok" || input.risk === "read" || this.options.checkProvenance === false || !this.options.taint) return;
+    if (input.risk === "read" || this.options.checkProvenance === false || !this.options.taint) return;
+    const runId = input.run?.runId;
+    if (runId !== undefined && this.options.taint.settle(runId, input.call.id, outcome.status === "ok") !== "none") return;
+    if (outcome.status !== "ok") return;
     const findings = this.taintOf(input);
     if (findings.length === 0) return;
     this.options.taint.record(findings, { tool: input.call.name, sessionId: input.sessionId, runId: input.run?.runId });

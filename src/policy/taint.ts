@@ -32,6 +32,49 @@ export interface StoredTaint {
   source: string;
 }
 
+type TaintContext = { tool: string; sessionId?: string; runId?: string; at?: Date };
+
+interface PendingTaint {
+  findings: readonly TaintFinding[];
+  context: TaintContext;
+  written: boolean;
+}
+
+/** Expected taint per store, by run and call: one map and one commit hook per store, however many safety layers share it. */
+const pendingByStore = new WeakMap<Store, Map<string, PendingTaint>>();
+
+function pendingOf(store: Store): Map<string, PendingTaint> {
+  let pending = pendingByStore.get(store);
+  if (pending === undefined) pendingByStore.set(store, (pending = new Map()));
+  return pending;
+}
+
+function callKeyOf(runId: string, callId: string): string {
+  return `${runId}\u0000${callId}`;
+}
+
+function installCommitHook(store: Store): void {
+  if (pendingByStore.has(store)) return;
+  const pending = pendingOf(store);
+  store.onActionCommitting(({ info, transaction }) => {
+    if (info.runId === undefined || info.callId === undefined) return;
+    const expected = pending.get(callKeyOf(info.runId, info.callId));
+    if (expected === undefined || expected.written) return;
+    insertTaint(store, expected.findings, expected.context);
+    transaction.onCommit(() => {
+      expected.written = true;
+    });
+  });
+}
+
+function insertTaint(store: Store, findings: readonly TaintFinding[], context: TaintContext): void {
+  const insert = store.db.prepare("INSERT INTO policy_taint (value, kind, argument, tool, source, session_id, run_id, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  const at = (context.at ?? new Date()).toISOString();
+  for (const finding of findings) {
+    insert.run(finding.value, finding.kind, finding.argument, context.tool, finding.origin.source, context.sessionId ?? null, context.runId ?? null, at);
+  }
+}
+
 /** Keys of a record that say which record it is: a call names it by one of these. */
 const IDENTIFYING_KEY = /^(id|name|full_?name|first_?name|last_?name|display_?name|nickname|title|email|handle|username|label)$/i;
 
@@ -85,20 +128,39 @@ export class TaintStore {
   constructor(store: Store) {
     this.store = store;
     store.migrate("policy-taint", TAINT_MIGRATIONS);
+    installCommitHook(store);
   }
 
   /** Remember the tainted values a write stored. */
-  record(findings: readonly TaintFinding[], context: { tool: string; sessionId?: string; runId?: string; at?: Date }): void {
-    const insert = this.store.db.prepare(
-      "INSERT INTO policy_taint (value, kind, argument, tool, source, session_id, run_id, stored_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-    );
-    const at = (context.at ?? new Date()).toISOString();
+  record(findings: readonly TaintFinding[], context: TaintContext): void {
     // One write transaction with the lock taken up front: another process on the profile waits instead of failing.
-    this.store.immediate(() => {
-      for (const finding of findings) {
-        insert.run(finding.value, finding.kind, finding.argument, context.tool, finding.origin.source, context.sessionId ?? null, context.runId ?? null, at);
-      }
-    });
+    this.store.immediate(() => insertTaint(this.store, findings, context));
+  }
+
+  /**
+   * The tainted values an allowed write is about to store: written inside the
+   * write's own action transaction when it commits (a crash keeps the value
+   * and its taint, or neither). `settle` is told how the call ended.
+   */
+  expect(findings: readonly TaintFinding[], context: TaintContext & { runId: string; callId: string }): void {
+    pendingOf(this.store).set(callKeyOf(context.runId, context.callId), { findings, context, written: false });
+  }
+
+  /**
+   * After an expected call ended: whether its taint was written with its
+   * action. A call that succeeded without committing an action (a tool
+   * whose state lives outside the database) has its taint recorded now.
+   */
+  settle(runId: string, callId: string, succeeded: boolean): "with-action" | "after" | "none" {
+    const pending = pendingOf(this.store);
+    const key = callKeyOf(runId, callId);
+    const expected = pending.get(key);
+    pending.delete(key);
+    if (expected === undefined) return "none";
+    if (expected.written) return "with-action";
+    if (!succeeded) return "none";
+    this.record(expected.findings, expected.context);
+    return "after";
   }
 
   all(): StoredTaint[] {

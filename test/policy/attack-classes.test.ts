@@ -102,6 +102,29 @@ describe("taint that persists through the store", () => {
     expect(profile.store.db.prepare("SELECT COUNT(*) AS n FROM agent_grants").get()).toEqual({ n: 0 });
   });
 
+  it("writes a stored value's taint in the write's own commit, and none for a write that failed", async () => {
+    const safety = createSafetyLayer(profile, { policy: SEND_TO_CONTACTS });
+    // A hook installed after the safety layer's sees the transaction just before it commits.
+    const taintRowsAtCommit: Array<{ tool: string; rows: number }> = [];
+    profile.store.onActionCommitting(({ info }) => {
+      taintRowsAtCommit.push({ tool: info.tool, rows: (profile.store.db.prepare("SELECT COUNT(*) AS n FROM policy_taint").get() as { n: number }).n });
+    });
+    const update = await finish(
+      agentWith(safety, [
+        { toolCalls: [{ name: "read_messages", arguments: { with: "Tom" } }] },
+        // No such contact: the write fails and stores nothing, so nothing is tainted.
+        { toolCalls: [{ name: "update_contact", arguments: { contact: "Mariana Nobody", phone: ATTACKER } }] },
+        { toolCalls: [{ name: "update_contact", arguments: { contact: "Maria", phone: ATTACKER } }] },
+        "Updated.",
+      ]).run("Read Tom's message and update Maria's contact with the number he gives"),
+    );
+    expect(update.stopReason).toBe("answered");
+    expect(mariaPhone()).toBe(ATTACKER);
+    // The number and its taint are one commit: a crash cannot keep the number and lose where it came from.
+    expect(taintRowsAtCommit.filter((row) => row.tool === "update_contact")).toEqual([{ tool: "update_contact", rows: 1 }]);
+    expect(new TaintStore(profile.store).all()).toHaveLength(1);
+  });
+
   it("lets a send to an untouched contact through the allow rule, and a contact the user fixed is clean again", async () => {
     const safety = createSafetyLayer(profile, { policy: SEND_TO_CONTACTS });
     new TaintStore(profile.store).record(
