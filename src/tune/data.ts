@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PERSONA } from "../apps/persona.js";
 import { Profile } from "../apps/profile.js";
-import { errorMessage } from "../errors.js";
+import { errorMessage, InvalidInputError } from "../errors.js";
 import type { ChatMessage, GenerateRequest, ToolChoice } from "../model/types.js";
 import { Policy } from "../policy/policy.js";
 import { assembleRuntime } from "../runtime.js";
@@ -107,13 +107,14 @@ export async function buildTrainingSet(options: BuildOptions): Promise<BuildRepo
   };
   const scratch = mkdtempSync(join(tmpdir(), "botpsy-tune-"));
   try {
+    // Each round draws every recipe as many times as its weight, in a seeded order: small sets still mix the kinds.
+    const round = drawsPerRound(recipes);
     // Tries up to three times the count: some drawings are dropped (overlap, a tool the retrieval missed).
     let order: Recipe[] = [];
     for (let attempt = 0; report.examples.length < options.count && attempt < options.count * 3; attempt++) {
       report.attempted++;
-      // Each round draws every recipe once, in a seeded order: small sets still mix the kinds.
-      if (attempt % recipes.length === 0) order = random.shuffle(recipes);
-      const recipe = order[attempt % recipes.length]!;
+      if (attempt % round.length === 0) order = random.shuffle(round);
+      const recipe = order[attempt % round.length]!;
       const instant = new Date(CLOCK_BASE + random.integer(0, 240) * 86_400_000 + random.integer(0, 11) * 3_600_000);
       const built = await buildExample(recipe, random, instant, join(scratch, `profile-${attempt}`), options, report);
       if (built !== undefined) {
@@ -127,6 +128,15 @@ export async function buildTrainingSet(options: BuildOptions): Promise<BuildRepo
     rmSync(scratch, { recursive: true, force: true });
   }
   return report;
+}
+
+/** One round of drawing: each recipe `weight` times (default 1). */
+export function drawsPerRound(recipes: readonly Recipe[]): Recipe[] {
+  return recipes.flatMap((recipe) => {
+    const weight = recipe.weight ?? 1;
+    if (!Number.isInteger(weight) || weight < 1) throw new InvalidInputError(`Recipe ${recipe.id} has weight ${weight}: give a whole number, 1 or more.`);
+    return Array.from({ length: weight }, () => recipe);
+  });
 }
 
 async function buildExample(
@@ -182,7 +192,8 @@ async function buildExample(
       safety: { policy: Policy.defaultPolicy(), audit: false },
       // The trajectory is the approved path: nothing pauses for a person.
       approveEveryCall: true,
-      agent: { maxSteps: Math.max(2, instance.turns.length + 1) },
+      // Room for a find_tools turn before each planned call, and one more turn.
+      agent: { maxSteps: 2 * instance.turns.length + 1 },
     });
     const outcome = await runtime.run(instance.request).outcome;
     if (conflict !== undefined) {

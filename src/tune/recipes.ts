@@ -1,7 +1,10 @@
 import type { Profile } from "../apps/profile.js";
-import { PERSONA } from "../apps/persona.js";
 import type { ScriptedReply } from "../testing/scripted-model.js";
 import type { SeededRandom } from "./random.js";
+import { ABSTENTION_RECIPES } from "./abstention-recipes.js";
+import { DEAD_END_RECIPES } from "./dead-end-recipes.js";
+import { answer, call, capitalise, finalAnswer, lastResult, summariseResult } from "./replies.js";
+import { CITIES, FIRST_NAMES, MESSAGE_TEXTS } from "./vocabulary.js";
 
 /** What a tool call of the trajectory returned, read from the real tool. */
 export interface ObservedResult {
@@ -19,7 +22,11 @@ export interface ObservedResult {
  */
 export type PlannedTurn = (observed: readonly ObservedResult[]) => ScriptedReply;
 
-export type ExampleKind = "single-call" | "check-then-act" | "recovery" | "multi-app" | "abstention" | "clarification";
+/**
+ * `recovery`: a failed call the model fixes (it retries as the error says);
+ * `dead-end`: a failed call it cannot fix, so it stops and says why.
+ */
+export type ExampleKind = "single-call" | "check-then-act" | "recovery" | "dead-end" | "multi-app" | "abstention" | "clarification";
 
 /** A request a person would write and the turns the model should take for it. */
 export interface RecipeInstance {
@@ -43,26 +50,17 @@ export interface Recipe {
   kind: ExampleKind;
   /** The tools the correct trajectory calls (for coverage reports). */
   tools: readonly string[];
+  /** Draws per round of the build (default 1): sets the mix of kinds without copies of a recipe. */
+  weight?: number;
   build(random: SeededRandom, clock: RecipeClock): RecipeInstance;
 }
 
-const CITIES = ["Porto", "Faro", "Coimbra", "Madrid", "Barcelona", "Seville", "Valencia", "Paris", "Lyon", "Nice", "London", "Dublin", "Amsterdam", "Berlin", "Munich", "Vienna", "Prague", "Zurich"];
-const FIRST_NAMES = PERSONA.contacts.filter((contact) => contact.id !== "chen" && contact.id !== "mom").map((contact) => contact.name.split(" ")[0]!);
 const TIMER_LABELS = ["Tea", "Bread", "Rice", "Eggs", "Nap", "Stretch", "Oven", "Pizza", "Break", "Laundry"];
 const ALARM_LABELS = ["Run", "Flight", "Meds", "School run", "Standup", "Train"];
 const TASK_TITLES = ["Renew the car insurance", "Book a haircut", "Call the plumber", "Pay the gym fee", "Return the library books", "Buy a birthday card for Ana", "Water the plants", "Back up the laptop"];
 const EVENT_TITLES = ["Lunch with Jules", "Piano lesson", "Budget review", "Yoga class", "Parent meeting", "Car service"];
 const SHOPPING_ITEMS: ReadonlyArray<[string, string | undefined]> = [["eggs", undefined], ["oat milk", "l"], ["apples", "kg"], ["coffee beans", undefined], ["rice", "kg"], ["tomatoes", "kg"], ["bread", undefined]];
-const MESSAGE_TEXTS = ["I'll be ten minutes late", "Dinner at eight works for me", "Can you bring the charger tomorrow?", "Landed safely, talk soon", "Thanks for the help today!"];
 const WORKOUTS = ["running", "cycling", "swimming", "yoga", "walking", "rowing"] as const;
-
-function call(name: string, args: Record<string, unknown>): ScriptedReply {
-  return { toolCalls: [{ name, arguments: args }] };
-}
-
-function answer(text: string): ScriptedReply {
-  return { text };
-}
 
 function clockTime(hour: number, minute: number): string {
   return `${String(hour).padStart(2, "0")}:${String(minute).padStart(2, "0")}`;
@@ -72,51 +70,6 @@ function spokenTime(hour: number, minute: number): string {
   const suffix = hour < 12 ? "am" : "pm";
   const twelve = hour % 12 === 0 ? 12 : hour % 12;
   return minute === 0 ? `${twelve} ${suffix}` : `${twelve}:${String(minute).padStart(2, "0")} ${suffix}`;
-}
-
-/** A short sentence from a real result: the fields a person would want first. */
-export function summariseResult(value: unknown): string {
-  if (value === null || value === undefined) return "it is done";
-  if (typeof value !== "object") return String(value);
-  if (Array.isArray(value)) {
-    if (value.length === 0) return "there is nothing there";
-    const names = value.slice(0, 3).map(labelOf).filter((label) => label !== "");
-    return `there are ${value.length}${names.length > 0 ? `: ${names.join(", ")}${value.length > 3 ? " and more" : ""}` : ""}`;
-  }
-  const record = value as Record<string, unknown>;
-  if (typeof record.message === "string") return record.message;
-  const listed = Object.entries(record).find(([, field]) => Array.isArray(field));
-  if (listed !== undefined && Object.keys(record).length <= 3) return summariseResult(listed[1]);
-  const scalars = Object.entries(record)
-    .filter(([key, field]) => (typeof field === "string" || typeof field === "number" || typeof field === "boolean") && !key.endsWith("id"))
-    .slice(0, 4)
-    .map(([key, field]) => `${key.replaceAll("_", " ")} ${String(field)}`);
-  return scalars.length > 0 ? scalars.join(", ") : "it is done";
-}
-
-function labelOf(item: unknown): string {
-  if (typeof item === "string") return item;
-  if (typeof item !== "object" || item === null) return String(item);
-  const record = item as Record<string, unknown>;
-  for (const key of ["title", "name", "label", "subject", "item", "headline"]) {
-    if (typeof record[key] === "string") return record[key];
-  }
-  return "";
-}
-
-function lastResult(observed: readonly ObservedResult[]): ObservedResult | undefined {
-  return observed[observed.length - 1];
-}
-
-function finalAnswer(observed: readonly ObservedResult[], done: string): ScriptedReply {
-  const last = lastResult(observed);
-  if (last === undefined) return answer(done);
-  if (!last.ok) return answer(`That did not work: ${last.error?.message ?? "the app gave an error"}`);
-  return answer(`${done} ${capitalise(summariseResult(last.value))}.`.replace(/\.\.$/, "."));
-}
-
-function capitalise(text: string): string {
-  return text.length === 0 ? text : `${text[0]!.toUpperCase()}${text.slice(1)}`;
 }
 
 /** The read-only tools without required parameters, with the ways people ask for them. */
@@ -392,37 +345,23 @@ export const RECIPES: readonly Recipe[] = [
     },
   },
   {
-    id: "no-tool",
-    kind: "abstention",
-    tools: [],
-    build(random) {
-      const [request, reply] = random.pick([
-        ["Order me a large pepperoni pizza for delivery", "I can't order food delivery: none of my tools does that."],
-        ["Book a table for two at a restaurant tonight", "I can't make restaurant reservations with the tools I have."],
-        ["Translate 'good morning' into Japanese", "I have no translation tool, so I can't do that reliably."],
-        ["Call an Uber to the airport", "I can't book rides: no tool I have does that."],
-        ["Lower the thermostat in the living room to 19 degrees", "I can't control a home thermostat; I have no tool for it."],
-        ["Write me a poem about autumn leaves", "I can't help with that using my tools; I'm here to act through your apps."],
-        ["Renew my passport online", "I have no tool for passport renewals."],
-      ] as const);
-      return { request, turns: [() => answer(reply)] };
-    },
-  },
-  {
     id: "missing-detail",
     kind: "clarification",
     tools: [],
     build(random) {
+      // Requests that lean on something never said ("him", "it"); the router forces a call on bare ones such as "Set an alarm", so those are not here.
       const [request, reply] = random.pick([
-        ["Set an alarm", "What time should the alarm be for?"],
-        ["Send a text message", "Who should I send it to, and what should it say?"],
-        ["Add something to my calendar", "What is the event, and on which day and time?"],
-        ["Transfer some money", "How much, and to whom?"],
-        ["Start a timer", "How long should the timer run?"],
+        ["move it to next week", "What should I move to next week: an event in your calendar, or a task?"],
+        ["text him back", "Who should I text back, and what should the message say?"],
+        ["send him the usual", "Who should I send it to, and what is the usual message?"],
+        ["tell her I'm on my way", "Who should I tell? Give me her name and I'll send the message."],
+        ["pay him back", "Who should I pay back, and how much?"],
       ] as const);
       return { request, turns: [() => answer(reply)] };
     },
   },
+  ...DEAD_END_RECIPES,
+  ...ABSTENTION_RECIPES,
 ];
 
 export function findRecipe(id: string): Recipe | undefined {

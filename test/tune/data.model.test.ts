@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
 import { sha256OfFile } from "../../src/model/lora-adapter.js";
 import type { ToolSpec } from "../../src/model/types.js";
+import { callKey } from "../../src/agent/repeated-calls.js";
 import { buildTrainingSet, type BuildReport } from "../../src/tune/data.js";
 import { EvaluationIndex } from "../../src/tune/disjointness.js";
 import { findRecipe } from "../../src/tune/recipes.js";
@@ -13,12 +14,15 @@ describe("botpsy tune data", () => {
   let renderer: TrainingRenderer;
   let tokenizer: { fileName: string; sha256: string };
   let report: BuildReport;
+  /** A set the size of a small training run, for the mix of kinds. */
+  let mix: BuildReport;
   const index = EvaluationIndex.load();
 
   beforeAll(async () => {
     renderer = await TrainingRenderer.load(modelPath, "prompted");
     tokenizer = { fileName: "SmolLM2-135M-Instruct.Q4_1.gguf", sha256: await sha256OfFile(modelPath) };
     report = await buildTrainingSet({ count: 24, seed: 5, renderer, index, tokenizer });
+    mix = await buildTrainingSet({ count: 120, seed: 2, renderer, index, tokenizer });
   });
 
   afterAll(async () => {
@@ -28,8 +32,7 @@ describe("botpsy tune data", () => {
   it("builds every kind of example, with the ToolBox's subset of tools rather than all of them", () => {
     expect(report.examples.length).toBe(24);
     const kinds = new Set(report.examples.map((example) => example.kind));
-    // Clarifications are often dropped: the router forces a call on requests such as "Set an alarm", so the model could not ask there.
-    for (const kind of ["single-call", "check-then-act", "recovery", "multi-app", "abstention"]) expect(kinds).toContain(kind);
+    for (const kind of ["single-call", "check-then-act", "recovery", "dead-end", "multi-app", "abstention"]) expect(kinds).toContain(kind);
     for (const example of report.examples) {
       expect(example.offeredTools[0]!.length).toBeGreaterThan(0);
       expect(example.offeredTools[0]!.length).toBeLessThan(20);
@@ -38,7 +41,7 @@ describe("botpsy tune data", () => {
   });
 
   it("keeps nothing that overlaps an evaluation set", () => {
-    for (const example of report.examples) {
+    for (const example of [...report.examples, ...mix.examples]) {
       expect(index.overlap(example.request)).toBeUndefined();
       const answer = example.messages[example.messages.length - 1]!;
       expect(index.overlap(answer.content)).toBeUndefined();
@@ -46,26 +49,73 @@ describe("botpsy tune data", () => {
   });
 
   it("drops examples whose request is in an evaluation set, and says so", async () => {
-    const abstention = findRecipe("no-tool")!;
+    const clarification = findRecipe("missing-detail")!;
     const probe = new EvaluationIndex([
-      {
-        name: "probe suite",
-        texts: [
-          "Order me a large pepperoni pizza for delivery",
-          "Book a table for two at a restaurant tonight",
-          "Translate 'good morning' into Japanese",
-          "Call an Uber to the airport",
-          "Lower the thermostat in the living room to 19 degrees",
-          "Write me a poem about autumn leaves",
-          "Renew my passport online",
-        ],
-      },
+      { name: "probe suite", texts: ["move it to next week", "text him back", "send him the usual", "tell her I'm on my way", "pay him back"] },
     ]);
-    const probed = await buildTrainingSet({ count: 3, seed: 1, renderer, index: probe, tokenizer, recipes: [abstention] });
+    const probed = await buildTrainingSet({ count: 3, seed: 1, renderer, index: probe, tokenizer, recipes: [clarification] });
     expect(probed.examples).toEqual([]);
     expect(probed.dropped.overlap).toBeGreaterThan(0);
     expect(probed.dropped.overlap + probed.dropped["router-conflict"]).toBe(probed.attempted);
     expect(probed.overlaps[0]?.source).toBe("probe suite");
+  });
+
+  it("makes about a quarter of a set abstentions and clarifications, from many different requests", () => {
+    expect(mix.examples.length).toBe(120);
+    const abstaining = mix.examples.filter((example) => example.kind === "abstention" || example.kind === "clarification");
+    const share = abstaining.length / mix.examples.length;
+    expect(share).toBeGreaterThanOrEqual(0.25);
+    expect(share).toBeLessThanOrEqual(0.3);
+    expect(mix.byKind.abstention! + (mix.byKind.clarification ?? 0)).toBe(abstaining.length);
+    for (const recipe of ["out-of-scope", "general-knowledge", "near-miss"]) expect(abstaining.some((example) => example.recipe === recipe)).toBe(true);
+    // Composed from parts, not a handful of memorised sentences.
+    expect(new Set(abstaining.map((example) => example.request)).size).toBeGreaterThanOrEqual(abstaining.length * 0.8);
+    expect(new Set(abstaining.map((example) => example.messages[example.messages.length - 1]!.content)).size).toBeGreaterThan(15);
+  });
+
+  it("offers abstentions the ToolBox's tools and has the model answer in words, with no call", () => {
+    const abstentions = mix.examples.filter((example) => example.kind === "abstention");
+    expect(abstentions.length).toBeGreaterThan(20);
+    for (const example of abstentions) {
+      expect(example.offeredTools.length).toBe(1);
+      expect(example.offeredTools[0]!.length).toBeGreaterThan(0);
+      expect(example.offeredTools[0]!.length).toBeLessThan(20);
+      expect(example.toolChoices[0]).toBe("auto");
+      expect(example.calls).toEqual([]);
+      expect(example.messages.some((message) => message.role === "tool" || (message.role === "assistant" && (message.toolCalls ?? []).length > 0))).toBe(false);
+      const reply = example.messages[example.messages.length - 1]!;
+      expect(reply.role).toBe("assistant");
+      expect(reply.content.length).toBeGreaterThan(10);
+      expect(example.sequences[0]!.writesCall).toBe(false);
+      expect(example.sequences[0]!.completion).toContain(reply.content);
+    }
+  });
+
+  it("never repeats a failing call, and ends a dead end with the look-up the error asked for and an answer in words", () => {
+    const failing = mix.examples.filter((example) => example.kind === "recovery" || example.kind === "dead-end");
+    for (const example of failing) {
+      const calls = example.calls.filter((call) => call.name !== "find_tools");
+      expect(calls[0]!.ok).toBe(false);
+      for (let position = 1; position < calls.length; position++) {
+        const [before, after] = [calls[position - 1]!, calls[position]!];
+        if (!before.ok && !after.ok) expect(callKey({ id: "", ...after })).not.toBe(callKey({ id: "", ...before }));
+      }
+    }
+    const deadEnds = failing.filter((example) => example.kind === "dead-end");
+    expect(new Set(deadEnds.map((example) => example.recipe)).size).toBeGreaterThanOrEqual(5);
+    for (const example of deadEnds) {
+      const calls = example.calls.filter((call) => call.name !== "find_tools");
+      // The last call worked (the look-up): the model read it, then stopped and said what is wrong.
+      expect(calls[calls.length - 1]!.ok).toBe(true);
+      expect(example.sequences[example.sequences.length - 1]!.writesCall).toBe(false);
+      expect(example.messages[example.messages.length - 1]!.content.length).toBeGreaterThan(20);
+    }
+    const missingFile = deadEnds.find((example) => example.recipe === "file-not-found");
+    if (missingFile !== undefined) {
+      expect(missingFile.calls.find((call) => call.name === "read_file")!.error!.code).toBe("file_not_found");
+      const listed = missingFile.calls.find((call) => call.name === "list_files")!.value as { entries: Array<{ name: string }> };
+      for (const entry of listed.entries) expect(missingFile.messages[missingFile.messages.length - 1]!.content).toContain(entry.name);
+    }
   });
 
   it("puts the apps' real results in the conversation, errors included (Wi-Fi off, fuel that does not fit)", () => {

@@ -1,0 +1,66 @@
+import { describe, expect, it } from "vitest";
+import { drawsPerRound } from "../../src/tune/data.js";
+import { SeededRandom } from "../../src/tune/random.js";
+import { findRecipe, RECIPES, type Recipe, type RecipeClock } from "../../src/tune/recipes.js";
+
+const clock: RecipeClock = { today: "2027-04-01", plusDays: (days) => `2027-04-${String(1 + days).padStart(2, "0")}`, weekday: () => "Thursday" };
+
+/** The request and the reply of an abstention recipe's one turn, `times` drawings. */
+function drawAbstentions(recipe: Recipe, times: number, seed = 3): Array<{ request: string; reply: string }> {
+  const random = new SeededRandom(seed);
+  return Array.from({ length: times }, () => {
+    const instance = recipe.build(random, clock);
+    expect(instance.turns.length).toBe(1);
+    const reply = instance.turns[0]!([]);
+    expect(reply.toolCalls).toBeUndefined();
+    return { request: instance.request, reply: reply.text ?? "" };
+  });
+}
+
+describe("training recipes", () => {
+  it("draws each recipe as many times a round as its weight", () => {
+    const light = { ...findRecipe("timer")! };
+    const heavy = { ...findRecipe("near-miss")!, weight: 3 };
+    expect(drawsPerRound([light, heavy]).map((recipe) => recipe.id)).toEqual(["timer", "near-miss", "near-miss", "near-miss"]);
+    expect(() => drawsPerRound([{ ...light, weight: 0 }])).toThrow(/weight 0/);
+    expect(() => drawsPerRound([{ ...light, weight: 1.5 }])).toThrow(/whole number/);
+  });
+
+  it("weighs abstentions and clarifications at about a quarter of a round", () => {
+    const round = drawsPerRound(RECIPES);
+    const abstaining = round.filter((recipe) => recipe.kind === "abstention" || recipe.kind === "clarification").length;
+    expect(abstaining / round.length).toBeGreaterThan(0.25);
+    expect(abstaining / round.length).toBeLessThan(0.3);
+  });
+
+  it("composes abstention requests from parts: many different requests, each with a short honest reply", () => {
+    for (const id of ["out-of-scope", "general-knowledge", "near-miss"]) {
+      const drawn = drawAbstentions(findRecipe(id)!, 200);
+      expect(new Set(drawn.map((entry) => entry.request)).size, id).toBeGreaterThan(100);
+      for (const { request, reply } of drawn) {
+        expect(request.trim(), id).not.toBe("");
+        expect(request, id).not.toMatch(/\b(please|could you|can you) (please|could you|can you)\b/);
+        expect(reply.length, request).toBeGreaterThan(10);
+        expect(reply.length, request).toBeLessThan(260);
+      }
+    }
+  });
+
+  it("answers arithmetic and conversions correctly", () => {
+    let checked = 0;
+    for (const { reply } of drawAbstentions(findRecipe("general-knowledge")!, 400)) {
+      const product = /^(\d+) × (\d+) = (\d+)\.$/.exec(reply);
+      if (product !== null) expect(Number(product[1]) * Number(product[2])).toBe(Number(product[3]));
+      const sum = /^(\d+) \+ (\d+) = (\d+)\.$/.exec(reply);
+      if (sum !== null) expect(Number(sum[1]) + Number(sum[2])).toBe(Number(sum[3]));
+      const quotient = /^(\d+) ÷ (\d+) = (\d+)\.$/.exec(reply);
+      if (quotient !== null) expect(Number(quotient[1]) / Number(quotient[2])).toBe(Number(quotient[3]));
+      const miles = /^(\d+) miles is about ([\d.]+) km\.$/.exec(reply);
+      if (miles !== null) expect(Number(miles[2])).toBeCloseTo(Number(miles[1]) * 1.609344, 1);
+      const celsius = /^(-?\d+) °C is ([\d.-]+) °F\.$/.exec(reply);
+      if (celsius !== null) expect(Number(celsius[2])).toBeCloseTo((Number(celsius[1]) * 9) / 5 + 32, 5);
+      if ([product, sum, quotient, miles, celsius].some((match) => match !== null)) checked++;
+    }
+    expect(checked).toBeGreaterThan(40);
+  });
+});
