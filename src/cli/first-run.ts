@@ -10,12 +10,12 @@ import { botpsyHome, configuredProviders, profileDatabasePath, profileName, read
  * The web apps get config.json's providers, and `webFetcher` when their
  * requests go out through a peer (`--web-via`).
  */
-export function openProfileAnnounced(options: { write?: (text: string) => void; webFetcher?: WebFetcher } = {}): Profile {
-  const name = profileName();
+export function openProfileAnnounced(options: { name?: string; write?: (text: string) => void; webFetcher?: WebFetcher } = {}): Profile {
+  const name = options.name ?? profileName();
   const path = profileDatabasePath(name, botpsyHome());
   const isNew = !existsSync(path);
   const providers = configuredProviders(readConfig());
-  const profile = Profile.open({ providers, ...(options.webFetcher !== undefined ? { webFetcher: options.webFetcher } : {}) });
+  const profile = Profile.open({ name, providers, ...(options.webFetcher !== undefined ? { webFetcher: options.webFetcher } : {}) });
   if (isNew) {
     const write = options.write ?? ((text: string) => process.stderr.write(text));
     write(

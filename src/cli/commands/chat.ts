@@ -5,13 +5,12 @@ import { NotificationWatcher } from "../../apps/notifications.js";
 import { errorMessage } from "../../errors.js";
 import { judgeRun } from "../../agent/outcome.js";
 import { parseApproveOption } from "../approval-input.js";
-import { driveRun, EXIT_CODE_HELP, outcomeJson, RunPrinter, setUpAgent, type AgentCommandOptions } from "./run.js";
+import { driveRun, EXIT_CODE_HELP, outcomeJson, RunPrinter, setUpAgent, withWebViaOptions, type AgentCommandOptions } from "./run.js";
 
 const HELP = "Commands: /undo (revert the last action of this conversation), /tools, /session, /exit";
 
 export function registerChatCommand(program: Command): void {
-  program
-    .command("chat")
+  withWebViaOptions(program.command("chat"))
     .description("Talk with botpsy: each message may act through the local apps")
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
     .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { InvalidInputError } from "../../errors.js";
 import { parseApproveOption } from "../approval-input.js";
-import { EXIT_CODE_HELP, runToVerdict, setUpAgent, type AgentCommandOptions } from "./run.js";
+import { EXIT_CODE_HELP, runToVerdict, setUpAgent, withWebViaOptions, type AgentCommandOptions } from "./run.js";
 
 /**
  * `botpsy resume <run id> --approve yes|no`: decide the calls of a run that
@@ -10,8 +10,7 @@ import { EXIT_CODE_HELP, runToVerdict, setUpAgent, type AgentCommandOptions } fr
  * terminal or one line each from a pipe.
  */
 export function registerResumeCommand(program: Command): void {
-  program
-    .command("resume")
+  withWebViaOptions(program.command("resume"))
     .description("Approve or decline the calls of a run that paused for approval, and let it finish")
     .argument("<run-id>", "the run id printed when the run paused")
     .option("--approve <yes|no>", "approve or decline every waiting call")

@@ -8,6 +8,7 @@ import type { ChatModel } from "../../model/types.js";
 import type { SafetyLayer } from "../../policy/safety.js";
 import { createRuntime, type Runtime } from "../../runtime.js";
 import { openRunModel, openWebVia, parseOffloadOption, parseWebViaOption } from "../../peer/run-model.js";
+import type { PeerWebFetcher } from "../../peer/web-via-peer.js";
 import { judgeRun, type RunVerdict } from "../../agent/outcome.js";
 import { setLlamaLogVerbose } from "../../model/llama-log.js";
 import { openProfileAnnounced } from "../first-run.js";
@@ -56,29 +57,43 @@ export function parseThreads(value: string | undefined): number | undefined {
   return threads;
 }
 
-export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolean }): Promise<AgentSetup> {
-  const maxSteps = parseMaxSteps(options.maxSteps);
-  const threads = parseThreads(options.threads);
-  setLlamaLogVerbose(options.verbose === true);
-  const offload = parseOffloadOption(options.offload);
+/**
+ * The profile an agent command acts on, with config.json's web providers and
+ * the web apps' way out (`--web-via`): this device's network, or a paired
+ * peer that lends its internet. Shared by `run`, `chat`, `resume` and `serve`.
+ */
+export async function openAgentProfile(
+  options: Pick<AgentCommandOptions, "webVia" | "bootstrap" | "allowRemoteBootstrap"> & { profileName?: string },
+): Promise<{ profile: Profile; webVia: PeerWebFetcher | undefined }> {
   const webVia = openWebVia({
     ...(options.webVia !== undefined ? { webVia: parseWebViaOption(options.webVia) } : {}),
     ...(options.bootstrap !== undefined ? { bootstrap: options.bootstrap } : {}),
     ...(options.allowRemoteBootstrap === true ? { allowRemoteBootstrap: true } : {}),
   });
-  let profile: Profile;
   try {
-    profile = openProfileAnnounced(webVia !== undefined ? { webFetcher: webVia.fetch } : {});
+    const profile = openProfileAnnounced({
+      ...(options.profileName !== undefined ? { name: options.profileName } : {}),
+      ...(webVia !== undefined ? { webFetcher: webVia.fetch } : {}),
+    });
     if (webVia !== undefined && Object.keys(profile.environment.providers).length === 0) {
       process.stderr.write(`botpsy: --web-via ${webVia.lenderName} has nothing to send: no web provider is set (providers in config.json), so the web apps answer from their bundled data.\n`);
     } else {
       // The link opens while the model loads, so the first web request does not wait for it.
       webVia?.prepare();
     }
+    return { profile, webVia };
   } catch (error) {
     await webVia?.close();
     throw error;
   }
+}
+
+export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolean }): Promise<AgentSetup> {
+  const maxSteps = parseMaxSteps(options.maxSteps);
+  const threads = parseThreads(options.threads);
+  setLlamaLogVerbose(options.verbose === true);
+  const offload = parseOffloadOption(options.offload);
+  const { profile, webVia } = await openAgentProfile(options);
   let runtime: Runtime;
   let runModel: Awaited<ReturnType<typeof openRunModel>> | undefined;
   try {
@@ -262,8 +277,16 @@ export async function runToVerdict(
   }
 }
 
+/** `--web-via` and the bootstrap options that reach its peer, for every command that opens the agent's profile. */
+export function withWebViaOptions(command: Command): Command {
+  return command
+    .option("--web-via <here|peer>", "where the web apps' requests (search_web, open_page, weather, news) go out: here (this device's network) or a paired peer that runs botpsy peer serve --lend-internet (default: peer.webVia in config.json, else here)")
+    .option("--bootstrap <host:port...>", "DHT bootstrap node(s) for reaching the peer (or peer.bootstrap in config.json); required when turns may be offloaded or the web goes via a peer")
+    .option("--allow-remote-bootstrap", "allow bootstrap nodes off loopback (a DHT node you run on your own network)");
+}
+
 export function registerRunCommand(program: Command): void {
-  program
+  const command = program
     .command("run")
     .description("Do what the request says with the local apps, asking before calls that need approval")
     .argument("<request>", 'what to do, e.g. "set an alarm for 7 am tomorrow"')
@@ -278,20 +301,17 @@ export function registerRunCommand(program: Command): void {
     .option("--json", "print the outcome as JSON instead of the running display")
     .option("--verbose", "also show llama.cpp's own log lines")
     .option("--offload <never|auto|peer>", "where model turns may run: never (here), auto (a paired peer when the prompt does not fit here, or its model is ≥4× larger and the job long), or a paired peer's name (default: auto once a peer is paired)")
-    .option("--web-via <here|peer>", "where the web apps' requests (search_web, open_page, weather, news) go out: here (this device's network) or a paired peer that runs botpsy peer serve --lend-internet (default: peer.webVia in config.json, else here)")
-    .option("--bootstrap <host:port...>", "DHT bootstrap node(s) for reaching the peer (or peer.bootstrap in config.json); required when turns may be offloaded or the web goes via a peer")
-    .option("--allow-remote-bootstrap", "allow bootstrap nodes off loopback (a DHT node you run on your own network)")
-    .addHelpText("after", EXIT_CODE_HELP)
-    .action(async (request: string, options: AgentCommandOptions) => {
-      if (request.trim() === "") throw new InvalidInputError('The request is empty: say what to do, e.g. botpsy run "what is on my calendar today?"');
-      parseApproveOption(options);
-      const setup = await setUpAgent({ ...options, quiet: options.json });
-      try {
-        await runToVerdict(setup, (signal) => setup.runtime.run(request, { sessionId: options.session, signal }), request, options);
-      } finally {
-        await setup.close();
-      }
-    });
+    .addHelpText("after", EXIT_CODE_HELP);
+  withWebViaOptions(command).action(async (request: string, options: AgentCommandOptions) => {
+    if (request.trim() === "") throw new InvalidInputError('The request is empty: say what to do, e.g. botpsy run "what is on my calendar today?"');
+    parseApproveOption(options);
+    const setup = await setUpAgent({ ...options, quiet: options.json });
+    try {
+      await runToVerdict(setup, (signal) => setup.runtime.run(request, { sessionId: options.session, signal }), request, options);
+    } finally {
+      await setup.close();
+    }
+  });
 }
 
 export const EXIT_CODE_HELP = `

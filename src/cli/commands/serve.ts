@@ -1,6 +1,5 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { Profile } from "../../apps/profile.js";
 import { botpsyHome } from "../../config.js";
 import { InvalidInputError } from "../../errors.js";
 import { createChatModel } from "../../model/resolve.js";
@@ -8,7 +7,7 @@ import { AccessToken, accessTokenPath } from "../../server/access-token.js";
 import { createAgentService } from "../../server/agent-routes.js";
 import { defaultWebRoot } from "../../server/web-app.js";
 import { DEFAULT_HOST, DEFAULT_PORT, isLoopbackHost, startServer } from "../../server/server.js";
-import { parseMaxSteps, parseThreads } from "./run.js";
+import { openAgentProfile, parseMaxSteps, parseThreads, withWebViaOptions } from "./run.js";
 import { untilStopped } from "../until-stopped.js";
 
 interface ServeCommandOptions {
@@ -23,6 +22,9 @@ interface ServeCommandOptions {
   maxBody?: string;
   requestTimeout?: string;
   evalResults?: string[];
+  webVia?: string;
+  bootstrap?: string[];
+  allowRemoteBootstrap?: boolean;
 }
 
 function parseWhole(name: string, value: string | undefined, minimum: number, maximum: number): number | undefined {
@@ -35,8 +37,7 @@ function parseWhole(name: string, value: string | undefined, minimum: number, ma
 }
 
 export function registerServeCommand(program: Command): void {
-  program
-    .command("serve")
+  withWebViaOptions(program.command("serve"))
     .description("Serve an OpenAI-compatible API and the agent API over HTTP (loopback only unless given a host, which then needs the access token)")
     .option("--host <address>", "address to listen on; anything but loopback requires the access token", DEFAULT_HOST)
     .option("--port <n>", "port to listen on (0: any free port)", String(DEFAULT_PORT))
@@ -72,11 +73,13 @@ export function registerServeCommand(program: Command): void {
         }
       }
 
-      const profile = Profile.open(options.profile !== undefined ? { name: options.profile } : {});
+      // The same profile as botpsy run opens: config.json's web providers, and the web's way out.
+      const { profile, webVia } = await openAgentProfile({ ...options, ...(options.profile !== undefined ? { profileName: options.profile } : {}) });
       let model;
       try {
         model = await createChatModel({ model: options.model, progress: true, ...(threads !== undefined ? { threads } : {}) });
       } catch (error) {
+        await webVia?.close();
         profile.close();
         throw error;
       }
@@ -94,6 +97,7 @@ export function registerServeCommand(program: Command): void {
         });
       } catch (error) {
         await model.dispose();
+        await webVia?.close();
         profile.close();
         throw error;
       }
@@ -101,6 +105,7 @@ export function registerServeCommand(program: Command): void {
       await untilStopped();
       await server.close();
       await model.dispose();
+      await webVia?.close();
       profile.close();
     });
 }
