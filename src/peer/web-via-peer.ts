@@ -3,6 +3,18 @@ import { BotpsyError } from "../errors.js";
 import { ToolError } from "../tools/tool.js";
 import type { PeerClient } from "./peer-client.js";
 
+/**
+ * A page that came back through the lender, as the device records it. (A
+ * request that failed is on the record as the call's error, which names the
+ * peer.)
+ */
+export interface PeerWebRecord {
+  url: string;
+  lender: string;
+  /** The HTTP status the lender relayed. */
+  status: number;
+}
+
 export interface PeerWebFetcherOptions {
   /** The lender's name in the peer book (for messages). */
   lenderName: string;
@@ -21,6 +33,9 @@ export class PeerWebFetcher {
   private client: PeerClient | undefined;
   private connecting: Promise<PeerClient> | undefined;
   private closed = false;
+
+  /** Told of every page that came back through the lender (the device's audit log records them). A listener that throws is ignored. */
+  onRequest: ((record: PeerWebRecord) => void) | undefined;
 
   constructor(private readonly options: PeerWebFetcherOptions) {}
 
@@ -51,10 +66,19 @@ export class PeerWebFetcher {
     const client = await this.linkWithin(request);
     try {
       const page = await client.fetchWeb(request.url, { accept: request.accept, signal: request.signal });
+      this.report({ url: request.url, lender: this.options.lenderName, status: page.status });
       return { status: page.status, body: page.body };
     } catch (error) {
       if (request.signal.aborted) throw this.stopped(request);
       throw this.toolError(error);
+    }
+  }
+
+  private report(record: PeerWebRecord): void {
+    try {
+      this.onRequest?.(record);
+    } catch {
+      // The record is a side note: a failing listener does not fail the page.
     }
   }
 

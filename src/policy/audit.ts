@@ -8,9 +8,10 @@ import { canonicalJson, migratePolicyTables } from "./schema.js";
  * What the audit log records: each call with the decision on it (by a rule or
  * by the user), each result or error, each undo, any note of the guard, and
  * what happened to the chain itself (re-keyed from an older, unkeyed one), and
- * each model turn played off this device (where it ran).
+ * each model turn played off this device (where it ran), and each web request
+ * that went out through a peer lending its internet.
  */
-export const AUDIT_KINDS = ["decision", "approval", "result", "error", "undo", "guard", "chain", "model-turn"] as const;
+export const AUDIT_KINDS = ["decision", "approval", "result", "error", "undo", "guard", "chain", "model-turn", "web-request"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export interface AuditEntryInput {

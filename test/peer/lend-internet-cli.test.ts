@@ -136,5 +136,14 @@ describe("botpsy peer serve --lend-internet and a device's run with peer.webVia"
       .filter((entry) => entry.event === "web-fetch");
     expect(fetches).toEqual([expect.objectContaining({ from: "phone", url, status: 200, bytes: expect.any(Number) })]);
     expect(lenderOutput).toMatch(new RegExp(`web fetch for phone: ${url.replace(/[.?+]/g, "\\$&")} → HTTP 200, \\d+ bytes`));
+
+    // The device's own audit log says which page went out through the peer, and its chain still verifies.
+    const audit = await cli(deviceHome, ["audit", "--json"]);
+    expect(audit.code).toBe(0);
+    const entries = JSON.parse(audit.stdout) as Array<{ kind: string; data: unknown }>;
+    expect(entries.filter((entry) => entry.kind === "web-request").map((entry) => entry.data)).toEqual([{ url, lender: "home", status: 200 }]);
+    const printed = await cli(deviceHome, ["audit"]);
+    expect(printed.stdout).toContain(`page fetched through peer home: ${url} (status 200)`);
+    expect((await cli(deviceHome, ["audit", "--verify"])).code).toBe(0);
   }, 120_000);
 });

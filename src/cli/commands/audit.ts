@@ -25,6 +25,8 @@ function summary(entry: AuditEntry): string {
         : `the log's ${String(data.entries)} earlier, unkeyed entries do not verify (${String(data.problem)}); kept unkeyed`;
     case "model-turn":
       return `model turn ${String(data.step)} ran on ${String(data.ranOn)}`;
+    case "web-request":
+      return `page fetched through peer ${String(data.lender)}: ${String(data.url)} (status ${String(data.status)})`;
   }
 }
 

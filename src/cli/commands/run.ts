@@ -6,6 +6,7 @@ import { Profile } from "../../apps/profile.js";
 import { InvalidInputError } from "../../errors.js";
 import type { ChatModel } from "../../model/types.js";
 import type { SafetyLayer } from "../../policy/safety.js";
+import { AuditLog } from "../../policy/audit.js";
 import { createRuntime, type Runtime } from "../../runtime.js";
 import { openRunModel, openWebVia, parseOffloadOption, parseWebViaOption } from "../../peer/run-model.js";
 import type { PeerWebFetcher } from "../../peer/web-via-peer.js";
@@ -75,6 +76,11 @@ export async function openAgentProfile(
       ...(options.profileName !== undefined ? { name: options.profileName } : {}),
       ...(webVia !== undefined ? { webFetcher: webVia.fetch } : {}),
     });
+    if (webVia !== undefined) {
+      // The device's own audit log says which pages went out through the peer (the lender logs them too).
+      const audit = new AuditLog(profile.store);
+      webVia.onRequest = (record) => audit.append({ kind: "web-request", data: record });
+    }
     if (webVia !== undefined && Object.keys(profile.environment.providers).length === 0) {
       process.stderr.write(`botpsy: --web-via ${webVia.lenderName} has nothing to send: no web provider is set (providers in config.json), so the web apps answer from their bundled data.\n`);
     } else {
