@@ -195,7 +195,7 @@ export class PolicyGate implements PermissionGate {
   afterCall(input: GateInput, outcome: ToolOutcome): void {
     if (input.risk === "read" || this.options.checkProvenance === false || !this.options.taint) return;
     const runId = input.run?.runId;
-    if (runId !== undefined && this.options.taint.settle(runId, input.call.id, outcome.status === "ok") !== "none") return;
+    if (runId !== undefined && this.options.taint.settle(runId, input.call.id, outcome.status === "ok")) return;
     if (outcome.status !== "ok") return;
     const findings = this.taintOf(input);
     if (findings.length === 0) return;

@@ -147,20 +147,19 @@ export class TaintStore {
   }
 
   /**
-   * After an expected call ended: whether its taint was written with its
-   * action. A call that succeeded without committing an action (a tool
-   * whose state lives outside the database) has its taint recorded now.
+   * After a call ended: false when no taint was expected for it. Else its
+   * taint is settled: written with its action, or, for a call that
+   * succeeded without committing an action (a tool whose state lives
+   * outside the database), recorded now; a failed call stored nothing.
    */
-  settle(runId: string, callId: string, succeeded: boolean): "with-action" | "after" | "none" {
+  settle(runId: string, callId: string, succeeded: boolean): boolean {
     const pending = pendingOf(this.store);
     const key = callKeyOf(runId, callId);
     const expected = pending.get(key);
+    if (expected === undefined) return false;
     pending.delete(key);
-    if (expected === undefined) return "none";
-    if (expected.written) return "with-action";
-    if (!succeeded) return "none";
-    this.record(expected.findings, expected.context);
-    return "after";
+    if (!expected.written && succeeded) this.record(expected.findings, expected.context);
+    return true;
   }
 
   all(): StoredTaint[] {
