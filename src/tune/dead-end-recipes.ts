@@ -1,6 +1,6 @@
 import type { ObservedResult, PlannedTurn, Recipe } from "./recipes.js";
 import type { ScriptedReply } from "../testing/scripted-model.js";
-import { answer, call, lastResult, summariseResult } from "./replies.js";
+import { answer, call, finalAnswer, lastResult } from "./replies.js";
 import { CITIES, MESSAGE_TEXTS } from "./vocabulary.js";
 
 /**
@@ -34,13 +34,12 @@ function lastForecastDay(failed: ObservedResult | undefined): string | undefined
   return /only reach (\d{4}-\d{2}-\d{2})/.exec(failed?.error?.message ?? "")?.[1];
 }
 
-/** The turn after a failed call: `onError` when it failed as expected, the usual answer when it somehow worked. */
+/** The turn after a failed call: `onError` when it failed as expected, else the usual final answer. */
 function afterFailure(code: string, onError: (failed: ObservedResult, observed: readonly ObservedResult[]) => ScriptedReply, done: string): PlannedTurn {
   return (observed) => {
     const last = lastResult(observed);
     if (last !== undefined && !last.ok && last.error?.code === code) return onError(last, observed);
-    if (last !== undefined && !last.ok) return answer(`That did not work: ${last.error?.message ?? "the app gave an error"}`);
-    return answer(`${done} ${summariseResult(last?.value)}.`);
+    return finalAnswer(observed, done);
   };
 }
 
