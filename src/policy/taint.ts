@@ -43,6 +43,9 @@ interface PendingTaint {
 /** Expected taint per store, by run and call: one map and one commit hook per store, however many safety layers share it. */
 const pendingByStore = new WeakMap<Store, Map<string, PendingTaint>>();
 
+/** At most this many calls' taint waits for its call to end; the oldest is dropped past it. */
+export const MAX_PENDING_TAINTS = 256;
+
 function pendingOf(store: Store): Map<string, PendingTaint> {
   let pending = pendingByStore.get(store);
   if (pending === undefined) pendingByStore.set(store, (pending = new Map()));
@@ -143,7 +146,20 @@ export class TaintStore {
    * and its taint, or neither). `settle` is told how the call ended.
    */
   expect(findings: readonly TaintFinding[], context: TaintContext & { runId: string; callId: string }): void {
-    pendingOf(this.store).set(callKeyOf(context.runId, context.callId), { findings, context, written: false });
+    const pending = pendingOf(this.store);
+    // A session runs one run at a time: what an earlier run of it expected and never settled (a call allowed but
+    // never run: the run paused, was abandoned or aborted) is dropped; a later run of that call records its taint
+    // after it ran. Past MAX_PENDING_TAINTS the oldest entry goes the same way.
+    for (const [key, entry] of pending) {
+      if (context.sessionId !== undefined && entry.context.sessionId === context.sessionId && entry.context.runId !== context.runId) pending.delete(key);
+    }
+    while (pending.size >= MAX_PENDING_TAINTS) pending.delete(pending.keys().next().value as string);
+    pending.set(callKeyOf(context.runId, context.callId), { findings, context, written: false });
+  }
+
+  /** Calls whose taint is expected and not yet settled (for tests and diagnostics). */
+  pendingCount(): number {
+    return pendingOf(this.store).size;
   }
 
   /**

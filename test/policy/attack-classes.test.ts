@@ -8,7 +8,7 @@ import { messagesApp, messagesCollection, receiveMessage } from "../../src/apps/
 import { Profile } from "../../src/apps/profile.js";
 import { Policy } from "../../src/policy/policy.js";
 import { createSafetyLayer, type SafetyLayer } from "../../src/policy/safety.js";
-import { TaintStore } from "../../src/policy/taint.js";
+import { MAX_PENDING_TAINTS, TaintStore } from "../../src/policy/taint.js";
 import { ScriptedModel, type ScriptedTurn } from "../../src/testing/scripted-model.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
@@ -144,6 +144,26 @@ describe("taint that persists through the store", () => {
     });
     const toMaria = await finish(agentWith(safety, [{ toolCalls: [{ name: "send_message", arguments: { to: "Maria", text: "Hi" } }] }, "Sent."]).run("Text Maria hi"));
     expect(toMaria.stopReason).toBe("answered");
+  });
+
+  it("drops the expected taint of calls that never ran: an earlier run of the session, or past the cap", () => {
+    const taint = new TaintStore(profile.store);
+    const finding = { argument: "phone", value: ATTACKER, kind: "number" as const, origin: { kind: "untrusted" as const, tool: "read_messages", source: "a message from Tom" }, reason: "" };
+    taint.expect([finding], { tool: "update_contact", sessionId: "s1", runId: "r1", callId: "c1" });
+    taint.expect([finding], { tool: "update_contact", sessionId: "s2", runId: "r9", callId: "c1" });
+    expect(taint.pendingCount()).toBe(2);
+    // The next run of session s1: r1's call was allowed but never ran (the run paused and was abandoned).
+    taint.expect([finding], { tool: "update_contact", sessionId: "s1", runId: "r2", callId: "c1" });
+    expect(taint.pendingCount()).toBe(2);
+    expect(taint.settle("r1", "c1", true)).toBe(false);
+    expect(taint.settle("r2", "c1", true)).toBe(true);
+    expect(taint.all()).toHaveLength(1);
+    for (let index = 0; index < MAX_PENDING_TAINTS + 10; index += 1) {
+      taint.expect([finding], { tool: "update_contact", sessionId: `s-${index}`, runId: `r-${index}`, callId: "c" });
+    }
+    expect(taint.pendingCount()).toBe(MAX_PENDING_TAINTS);
+    expect(taint.settle("r-0", "c", true)).toBe(false);
+    expect(taint.settle(`r-${MAX_PENDING_TAINTS + 9}`, "c", false)).toBe(true);
   });
 });
 
