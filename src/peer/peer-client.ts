@@ -82,9 +82,11 @@ export class PeerClient {
           return new PeerClient(dht, socket);
         } catch (error) {
           socket.destroy();
-          // A lender that just started may not be findable yet: its announcement is still spreading.
-          const notFound = (error as { cause?: { code?: string } }).cause?.code === "PEER_NOT_FOUND";
-          if (!notFound || Date.now() + 500 >= deadline) throw error;
+          // A lender that just started may not be findable yet (its announcement is still spreading), or its DHT node
+          // may not yet know it is reachable directly, so the first try asks for a holepunch that is then aborted.
+          const code = (error as { cause?: { code?: string } }).cause?.code;
+          const settling = code !== undefined && SETTLING_LENDER_CODES.has(code);
+          if (!settling || Date.now() + 500 >= deadline) throw error;
           await new Promise((resolve) => setTimeout(resolve, 500));
         }
       }
@@ -256,6 +258,9 @@ export class PeerClient {
     for (const waiter of this.waitingUnnumbered.splice(0)) waiter.reject(error);
   }
 }
+
+/** HyperDHT's codes for a connect that fails while a lender that just started settles; tried again until the deadline. */
+const SETTLING_LENDER_CODES = new Set(["PEER_NOT_FOUND", "HOLEPUNCH_ABORTED"]);
 
 function opened(socket: NoiseSecretStream, waitMs: number, timeoutMs: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
