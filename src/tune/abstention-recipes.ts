@@ -1,6 +1,7 @@
 import type { SeededRandom } from "./random.js";
 import type { Recipe } from "./recipes.js";
-import { answer } from "./replies.js";
+import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
+import { answer, call } from "./replies.js";
 import { CITIES, FIRST_NAMES } from "./vocabulary.js";
 
 /**
@@ -360,8 +361,41 @@ function abstention(id: string, topics: readonly Topic[], weight: number): Recip
   };
 }
 
+/** Words of a request that say nothing of what is wanted (for a search query). */
+const FILLER = new Set(["please", "hey", "can", "could", "you", "for", "me", "i", "my", "the", "a", "an", "to", "want", "need", "some", "this", "that", "it"]);
+
+/** What a person would type into `find_tools` for a request: its content words, at most five. */
+export function searchQueryOf(request: string): string {
+  const words = request
+    .toLowerCase()
+    .replace(/[^a-z0-9' ]+/g, " ")
+    .split(/\s+/)
+    .filter((word) => word !== "" && !FILLER.has(word));
+  return words.slice(0, 5).join(" ");
+}
+
+/**
+ * The model searches with `find_tools` first (as it may when nothing offered
+ * fits), reads what the search found (tools on the same topic: the phone's
+ * brightness for a lamp, a timer for a stopwatch) and still answers in words,
+ * because none of them does what was asked.
+ */
+function searchedAbstention(id: string, topics: readonly Topic[], weight: number): Recipe {
+  return {
+    id,
+    kind: "abstention",
+    tools: [FIND_TOOLS_NAME],
+    weight,
+    build(random) {
+      const { request, reply } = random.pick(topics)(random);
+      return { request, turns: [() => call(FIND_TOOLS_NAME, { query: searchQueryOf(request) }), () => answer(reply)] };
+    },
+  };
+}
+
 export const ABSTENTION_RECIPES: readonly Recipe[] = [
-  abstention("out-of-scope", OUT_OF_SCOPE, 2),
-  abstention("general-knowledge", KNOWLEDGE, 2),
-  abstention("near-miss", NEAR_MISSES, 3),
+  abstention("out-of-scope", OUT_OF_SCOPE, 3),
+  abstention("general-knowledge", KNOWLEDGE, 3),
+  abstention("near-miss", NEAR_MISSES, 5),
+  searchedAbstention("searched-no-fit", [...OUT_OF_SCOPE, ...NEAR_MISSES], 2),
 ];

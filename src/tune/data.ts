@@ -8,7 +8,7 @@ import type { ChatMessage, GenerateRequest, ToolChoice } from "../model/types.js
 import { Policy } from "../policy/policy.js";
 import { assembleRuntime } from "../runtime.js";
 import { ScriptedModel, type ScriptedReply } from "../testing/scripted-model.js";
-import type { Tool } from "../tools/tool.js";
+import { toolSpec, type Tool } from "../tools/tool.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
 import { EvaluationIndex, OVERLAP_NGRAM, type OverlapFinding } from "./disjointness.js";
 import { SeededRandom } from "./random.js";
@@ -153,7 +153,7 @@ async function buildExample(
   try {
     if (instance.prepare !== undefined) await instance.prepare(profile);
     const observed: ObservedResult[] = [];
-    const tools = profile.tools().map((tool) => observedTool(tool, observed));
+    const tools = (instance.tools ?? profile.tools()).map((tool) => observedTool(tool, observed));
     const replies: ScriptedReply[] = [];
     const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
     const searched = new Set<string>();
@@ -204,7 +204,9 @@ async function buildExample(
       report.dropped["run-failed"]++;
       return undefined;
     }
-    const authored = [instance.request, ...replies.map((reply) => reply.text ?? ""), ...replies.flatMap((reply) => (reply.toolCalls ?? []).flatMap((call) => stringValues(call.arguments)))].filter(
+    // The user's own tools are written here too: their documents must not be an evaluation set's.
+    const ownDocuments = (instance.tools ?? []).flatMap((tool) => [tool.description, ...descriptionsIn(toolSpec(tool).parameters)]);
+    const authored = [instance.request, ...ownDocuments, ...replies.map((reply) => reply.text ?? ""), ...replies.flatMap((reply) => (reply.toolCalls ?? []).flatMap((call) => stringValues(call.arguments)))].filter(
       (text) => text.trim() !== "",
     );
     report.checkedTexts += authored.length;
@@ -276,6 +278,13 @@ function observedTool(tool: Tool, observed: ObservedResult[]): Tool {
 function searchQueryFor(name: string, description: string | undefined): string {
   const words = (description ?? "").split(/[.:(]/)[0]!.trim().split(/\s+/).slice(0, 6).join(" ");
   return words === "" ? name.replaceAll("_", " ") : words.toLowerCase();
+}
+
+/** The `description` texts of a JSON schema, nested ones included. */
+function descriptionsIn(schema: unknown): string[] {
+  if (Array.isArray(schema)) return schema.flatMap(descriptionsIn);
+  if (typeof schema !== "object" || schema === null) return [];
+  return Object.entries(schema).flatMap(([key, value]) => (key === "description" && typeof value === "string" ? [value] : descriptionsIn(value)));
 }
 
 function stringValues(value: unknown): string[] {

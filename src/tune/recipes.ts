@@ -1,8 +1,10 @@
 import type { Profile } from "../apps/profile.js";
 import type { ScriptedReply } from "../testing/scripted-model.js";
+import type { Tool } from "../tools/tool.js";
 import type { SeededRandom } from "./random.js";
 import { ABSTENTION_RECIPES } from "./abstention-recipes.js";
 import { DEAD_END_RECIPES } from "./dead-end-recipes.js";
+import { OWN_TOOL_RECIPES } from "./own-tool-recipes.js";
 import { answer, call, capitalise, finalAnswer, lastResult, summariseResult } from "./replies.js";
 import { CITIES, FIRST_NAMES, MESSAGE_TEXTS } from "./vocabulary.js";
 
@@ -31,6 +33,11 @@ export type ExampleKind = "single-call" | "check-then-act" | "recovery" | "dead-
 /** A request a person would write and the turns the model should take for it. */
 export interface RecipeInstance {
   request: string;
+  /**
+   * The tools the agent holds instead of the profile's apps (the user's own
+   * tools, as MCP or the server hands them over). Default: the profile's.
+   */
+  tools?: Tool[];
   /** Changes the scratch profile before the run (Wi-Fi off, a low tank). */
   prepare?: (profile: Profile) => Promise<void>;
   turns: PlannedTurn[];
@@ -348,6 +355,7 @@ export const RECIPES: readonly Recipe[] = [
     id: "missing-detail",
     kind: "clarification",
     tools: [],
+    weight: 2,
     build(random) {
       // Requests that lean on something never said ("him", "it"); the router forces a call on bare ones such as "Set an alarm", so those are not here.
       const [request, reply] = random.pick([
@@ -356,12 +364,21 @@ export const RECIPES: readonly Recipe[] = [
         ["send him the usual", "Who should I send it to, and what is the usual message?"],
         ["tell her I'm on my way", "Who should I tell? Give me her name and I'll send the message."],
         ["pay him back", "Who should I pay back, and how much?"],
+        ["cancel it", "What should I cancel: an event, an alarm, an order or a booking?"],
+        ["share it with them", "What should I share, and with whom?"],
+        ["send her the file", "Which file should I send, and who is she? Give me a name from your contacts."],
+        ["add that to the list", "What should I add, and to which list: shopping, or your tasks?"],
+        ["remind me about the thing later", "What should I remind you about, and when?"],
+        ["reply to his email", "Whose email should I reply to, and what should the reply say?"],
+        ["book it again", "What should I book again: a flight, a hotel, or something in your calendar?"],
+        ["play that song again", "Which song do you mean? Tell me its name or the artist."],
       ] as const);
       return { request, turns: [() => answer(reply)] };
     },
   },
   ...DEAD_END_RECIPES,
   ...ABSTENTION_RECIPES,
+  ...OWN_TOOL_RECIPES,
 ];
 
 export function findRecipe(id: string): Recipe | undefined {
