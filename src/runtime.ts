@@ -5,6 +5,7 @@ import type { Profile } from "./apps/profile.js";
 import { InvalidInputError } from "./errors.js";
 import { SMOLLM2_ID, type CatalogEntry } from "./model/catalog.js";
 import { adapterForLoad, tunedModelId } from "./model/shipped-adapter.js";
+import { adapterCallBias } from "./model/lora-adapter.js";
 import type { ChatFormatName } from "./model/chat-format.js";
 import { LlamaChatModel } from "./model/llama-chat-model.js";
 import { bestPresentModel, ensureModelFile, type ModelLocationOptions } from "./model/resolve.js";
@@ -39,6 +40,8 @@ export interface ModelReference {
    * ships for a catalog model, if any; "none" loads the model untuned.
    */
   lora?: string;
+  /** The logit offset on opening a call where the model may answer in words (`LlamaChatModelOptions.callBias`). Default: the adapter's recorded calibration, else 0. */
+  callBias?: number;
 }
 
 /** Where a model reference points: the file, and the id results and reports name it by. */
@@ -77,12 +80,15 @@ export async function locateModel(reference: Pick<ModelReference, "name" | "prog
 /** Load a located model on llama.cpp, with the adapter asked for or, by default, the one botpsy ships for it. The model's id names the adapter. */
 export async function loadLocatedModel(
   located: LocatedModel,
-  reference: Pick<ModelReference, "threads" | "maxConversations" | "lora"> & { baseSha256?: string } = {},
+  reference: Pick<ModelReference, "threads" | "maxConversations" | "lora" | "callBias"> & { baseSha256?: string } = {},
 ): Promise<LlamaChatModel> {
   const lora = await adapterForLoad(reference.lora, located.entry, located.path, reference.baseSha256);
+  // The adapter's own calibration unless the command sets one.
+  const callBias = reference.callBias ?? adapterCallBias(lora);
   return LlamaChatModel.load({
     modelPath: located.path,
-    id: tunedModelId(located.id, lora),
+    id: tunedModelId(located.id, lora, callBias),
+    ...(callBias !== 0 ? { callBias } : {}),
     ...(located.chatFormat !== undefined ? { chatFormat: located.chatFormat } : {}),
     ...(reference.threads !== undefined ? { threads: reference.threads } : {}),
     ...(reference.maxConversations !== undefined ? { maxConversations: reference.maxConversations } : {}),

@@ -82,7 +82,7 @@ describe("model resolution", () => {
     expect(located).toEqual({ id: SMOLLM2_ID, path: join(directory, "SmolLM2-135M-Instruct.Q4_1.gguf"), pulled: false, chatFormat: "prompted", entry: findCatalogEntry(SMOLLM2_ID) });
   });
 
-  it("loads a catalog model with the adapter asked for (the id names it), and without one for --lora none or a path", async () => {
+  it("loads a catalog model with the adapter asked for (the id names it), by default with the one botpsy ships and its calibration, and without one for --lora none or a path", async () => {
     const testModel = process.env.BOTPSY_TEST_MODEL!;
     linkSync(testModel, join(directory, "SmolLM2-135M-Instruct.Q4_1.gguf"));
     const located = await locateModel({ directory });
@@ -93,13 +93,20 @@ describe("model resolution", () => {
     } finally {
       await tuned.dispose();
     }
-    for (const lora of ["none", undefined]) {
-      const untuned = await loadLocatedModel(located, { threads: 1, maxConversations: 1, ...(lora !== undefined ? { lora } : {}) });
-      try {
-        expect(untuned.id).toBe(SMOLLM2_ID);
-      } finally {
-        await untuned.dispose();
-      }
+    const shipped = await loadLocatedModel(located, { threads: 1, maxConversations: 1 });
+    try {
+      // The shipped adapter's record carries its call bias (chosen on the dev split).
+      expect(shipped.id).toBe(`${SMOLLM2_ID}+lora:smollm2-135m-instruct-q4_1-botpsy-v3+call-bias:-3`);
+      expect(shipped.callBias).toBe(-3);
+    } finally {
+      await shipped.dispose();
+    }
+    const untuned = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: "none" });
+    try {
+      expect(untuned.id).toBe(SMOLLM2_ID);
+      expect(untuned.callBias).toBe(0);
+    } finally {
+      await untuned.dispose();
     }
     expect((await locateModel({ name: testModel, directory })).entry).toBeUndefined();
   });

@@ -6,6 +6,7 @@ import { basename } from "node:path";
 import {
   LlamaChat,
   LlamaText,
+  TokenBias,
   type ChatWrapper,
   getLlama,
   readGgufFileInfo,
@@ -80,6 +81,24 @@ export interface LlamaChatModelOptions {
   maxStringArgumentLength?: number;
   /** A LoRA adapter (GGUF) applied on top of the model; check its base first (`verifyAdapterBase`). */
   lora?: string;
+  /**
+   * How much more evidence the model needs to open a call on a turn where it
+   * may answer in words instead (tool choice "auto"): a logit offset added to
+   * the first token of the call prefix, on the turn's first token only. 0 (the
+   * default) changes nothing; -2 makes starting a call e² ≈ 7 times less
+   * likely against the other first tokens. Forced calls (the router, tool
+   * choice "required" or a named tool) are not affected. A calibration for a
+   * tuned model that calls too eagerly; choose it on a development split.
+   */
+  callBias?: number;
+}
+
+function checkedCallBias(value: number | undefined): number {
+  if (value === undefined) return 0;
+  if (!Number.isFinite(value) || value > 0 || value < -20) {
+    throw new InvalidInputError(`callBias ${String(value)} is out of range: give a logit offset from -20 to 0 (0 leaves calls as they are; -2 makes opening a call about 7 times less likely).`);
+  }
+  return value;
 }
 
 /** DRY settings: repeats longer than two tokens become quickly unlikely; quotes and newlines break sequences. */
@@ -155,6 +174,8 @@ export class LlamaChatModel implements ChatModel {
     format: ChatFormat,
     repetitionGuard: boolean,
     private readonly maxStringArgumentLength: number,
+    /** See `LlamaChatModelOptions.callBias`. */
+    readonly callBias = 0,
   ) {
     this.id = id;
     this.dryRepeatPenalty = repetitionGuard ? DRY_REPEAT_PENALTY : undefined;
@@ -202,7 +223,16 @@ export class LlamaChatModel implements ChatModel {
     let loaded: LlamaChatModel;
     try {
       const format = selectChatFormat(model, options.chatFormat, options.formatCacheFile !== undefined ? fileFormatCache(options.formatCacheFile) : undefined);
-      loaded = new LlamaChatModel(model, context, fileInfo, options.id ?? basename(options.modelPath), format, options.repetitionGuard ?? true, options.maxStringArgumentLength ?? 160);
+      loaded = new LlamaChatModel(
+        model,
+        context,
+        fileInfo,
+        options.id ?? basename(options.modelPath),
+        format,
+        options.repetitionGuard ?? true,
+        options.maxStringArgumentLength ?? 160,
+        checkedCallBias(options.callBias),
+      );
     } catch (error) {
       await context.dispose();
       await model.dispose();
@@ -357,8 +387,13 @@ export class LlamaChatModel implements ChatModel {
 
     let response: LlamaChatResponse<ChatModelFunctions> | undefined;
     try {
+      const firstTokenBias = !forceCall && functions !== undefined ? this.callOpeningBias(chatWrapper) : undefined;
+      let sampled = 0;
+      const noBias = new TokenBias(this.model.tokenizer);
       response = await chat.generateResponse(history, {
         ...(functions !== undefined ? { functions, maxParallelFunctionCalls: this.allowsParallelCalls(request) ? undefined : 1 } : {}),
+        // Called once per sampled token: the bias weighs only the turn's first token, where text or a call is chosen.
+        ...(firstTokenBias !== undefined ? { tokenBias: () => (sampled++ === 0 ? firstTokenBias : noBias) } : {}),
         temperature: request.temperature ?? 0,
         seed: request.seed ?? 1,
         ...(request.topP !== undefined ? { topP: request.topP } : {}),
@@ -474,6 +509,18 @@ export class LlamaChatModel implements ChatModel {
     const tokens = state.contextText.tokenize(this.model.tokenizer);
     if (!forceCall || functions === undefined) return tokens;
     return [...tokens, ...this.callPrefixTokens(chatWrapper)];
+  }
+
+  /** The first token of the call prefix, with and without a leading space, weighed by `callBias`; undefined when there is none. */
+  private callOpeningBias(chatWrapper: ChatWrapper): TokenBias | undefined {
+    if (this.callBias === 0) return undefined;
+    const prefix = LlamaText(chatWrapper.settings.functions.call.prefix).toString();
+    const bias = new TokenBias(this.model.tokenizer);
+    for (const opening of new Set([prefix, ` ${prefix.trimStart()}`])) {
+      const first = this.model.tokenize(opening, false, "trimLeadingSpace")[0];
+      if (first !== undefined) bias.set(first, { logit: this.callBias });
+    }
+    return bias;
   }
 
   private callPrefixTokens(chatWrapper: ChatWrapper): Token[] {

@@ -19,6 +19,20 @@ export interface AdapterMetadata {
   /** The command line that made it. */
   command: string;
   heldOut?: { lossBefore: number | null; lossAfter: number | null; callAccuracyBefore: number | null; callAccuracyAfter: number | null };
+  /**
+   * The adapter's calibration: the logit offset on opening a call where the
+   * model may answer in words (`LlamaChatModelOptions.callBias`), chosen on a
+   * development split and applied whenever the adapter is loaded unless a
+   * command's `--call-bias` says otherwise. Absent: 0.
+   */
+  callBias?: number;
+}
+
+/** The call bias an adapter's record carries (0 without an adapter or a calibration). */
+export function adapterCallBias(adapterPath: string | undefined): number {
+  if (adapterPath === undefined) return 0;
+  const recorded = readAdapterMetadata(adapterPath).callBias;
+  return typeof recorded === "number" ? recorded : 0;
 }
 
 export function adapterMetadataPath(adapterPath: string): string {

@@ -10,6 +10,7 @@ import { InvalidInputError } from "../errors.js";
 import { ModelFileMissingError, ModelRequestError, UnknownModelError } from "./errors.js";
 import { LlamaChatModel, type LlamaChatModelOptions } from "./llama-chat-model.js";
 import { adapterForLoad, tunedModelId } from "./shipped-adapter.js";
+import { adapterCallBias } from "./lora-adapter.js";
 import { OpenAICompatibleModel, type OpenAICompatibleModelOptions } from "./openai-compatible-model.js";
 import type { ChatModel } from "./types.js";
 
@@ -235,14 +236,17 @@ export async function loadLlamaModel(options: Extract<CreateChatModelOptions, { 
   const chatFormat = loadOptions.chatFormat ?? (resolved.kind === "catalog" ? resolved.entry?.chatFormat : undefined);
   // The adapter asked for, none for "none", else the one botpsy ships for a catalog model; checked against this base.
   const lora = await adapterForLoad(loadOptions.lora, resolved.kind === "catalog" ? resolved.entry : undefined, path, resolved.entry?.sha256);
-  const { lora: _requested, ...rest } = loadOptions;
+  const { lora: _requested, callBias: requestedBias, ...rest } = loadOptions;
   const baseId = resolved.kind === "catalog" ? resolved.entry!.id : loadOptions.id;
+  // The adapter's own calibration unless the caller sets one.
+  const callBias = requestedBias ?? adapterCallBias(lora);
   return LlamaChatModel.load({
     ...rest,
     ...(lora !== undefined ? { lora } : {}),
+    ...(callBias !== 0 ? { callBias } : {}),
     modelPath: path,
     formatCacheFile: join(directory ?? modelsDirectory(), "chat-formats.json"),
-    id: baseId !== undefined ? tunedModelId(baseId, lora) : undefined,
+    id: baseId !== undefined ? tunedModelId(baseId, lora, callBias) : undefined,
     ...(chatFormat !== undefined && chatFormat !== "native" ? { chatFormat } : {}),
   });
 }

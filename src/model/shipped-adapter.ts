@@ -1,6 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { BotpsyError } from "../errors.js";
+import { BotpsyError, InvalidInputError } from "../errors.js";
 import { packageRoot } from "../version.js";
 import type { CatalogEntry } from "./catalog.js";
 import { adapterName, sha256OfFile, verifyAdapterBase } from "./lora-adapter.js";
@@ -16,6 +16,18 @@ export const NO_ADAPTER = "none";
 
 /** What every command that loads a model says of its `--lora` option. */
 export const LORA_OPTION_DESCRIPTION = `a LoRA adapter (.gguf from botpsy tune train) applied on the model, refused on another base; "${NO_ADAPTER}" for the untuned model (default: the adapter botpsy ships for a catalog model)`;
+
+export const CALL_BIAS_OPTION_DESCRIPTION =
+  "logit offset (-20 to 0) on opening a call where the model may answer in words instead: -2 makes a call about 7 times less likely (default: the adapter's recorded calibration, else 0)";
+
+/** Reads a `--call-bias` value: a number from -20 to 0. */
+export function parseCallBias(value: string): number {
+  const parsed = Number(value);
+  if (value.trim() === "" || !Number.isFinite(parsed) || parsed > 0 || parsed < -20) {
+    throw new InvalidInputError(`--call-bias ${value} is not usable: give a number from -20 to 0 (0 leaves calls as they are; -2 makes opening a call about 7 times less likely).`);
+  }
+  return parsed;
+}
 
 export function shippedAdaptersDirectory(): string {
   return join(packageRoot(), "data", "adapters");
@@ -67,8 +79,9 @@ export async function adapterForLoad(requested: string | undefined, entry: Catal
 }
 
 /** The id of a model with an adapter applied, as results and reports name it. */
-export function tunedModelId(baseId: string, adapter: string | undefined): string {
-  return adapter === undefined ? baseId : `${baseId}+lora:${adapterName(adapter)}`;
+export function tunedModelId(baseId: string, adapter: string | undefined, callBias = 0): string {
+  const tuned = adapter === undefined ? baseId : `${baseId}+lora:${adapterName(adapter)}`;
+  return callBias === 0 ? tuned : `${tuned}+call-bias:${callBias}`;
 }
 
 /** A shipped adapter file that is missing or not the one shipped. */

@@ -18,6 +18,8 @@ export interface RunModelOptions {
   model?: string;
   threads?: number;
   lora?: string;
+  /** `--call-bias`; default the adapter's recorded calibration. */
+  callBias?: number;
   progress?: boolean;
   /** `--offload never|auto|<peer>`; default config.json's `offload.mode`, else auto once a peer is paired, else never. */
   offload?: string;
@@ -88,6 +90,7 @@ export async function openRunModel(options: RunModelOptions = {}): Promise<RunMo
         progress: options.progress ?? false,
         ...(options.threads !== undefined ? { threads: options.threads } : {}),
         ...(options.lora !== undefined ? { lora: options.lora } : {}),
+        ...(options.callBias !== undefined ? { callBias: options.callBias } : {}),
       });
   if (lender === undefined || network === undefined || book === undefined) {
     return { model: local, offload: "never", close: () => local.dispose() };

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { LORA_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
+import { CALL_BIAS_OPTION_DESCRIPTION, LORA_OPTION_DESCRIPTION, parseCallBias } from "../../model/shipped-adapter.js";
 import { InvalidInputError } from "../../errors.js";
 import { loadLlamaModel } from "../../model/resolve.js";
 import type { ChatMessage, Thinking } from "../../model/types.js";
@@ -7,6 +7,7 @@ import type { ChatMessage, Thinking } from "../../model/types.js";
 interface GenerateCommandOptions {
   model?: string;
   lora?: string;
+  callBias?: string;
   system?: string;
   maxTokens?: string;
   temperature?: string;
@@ -25,6 +26,7 @@ export function registerGenerateCommand(program: Command): void {
     .description("Generate a reply to a prompt with the local model (streams text; --json prints the result with usage and timings).")
     .option("-m, --model <model>", "catalog id, GGUF path or hf:owner/repo/file.gguf (default: the best model present)")
     .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
+    .option("--call-bias <logit>", CALL_BIAS_OPTION_DESCRIPTION)
     .option("--system <text>", "a system prompt")
     .option("--max-tokens <n>", "most tokens to generate", "512")
     .option("--temperature <t>", "sampling temperature (0 = greedy)", "0")
@@ -44,6 +46,7 @@ export function registerGenerateCommand(program: Command): void {
       const model = await loadLlamaModel({
         ...(options.model !== undefined ? { model: options.model } : {}),
         ...(options.lora !== undefined ? { lora: options.lora } : {}),
+        ...(options.callBias !== undefined ? { callBias: parseCallBias(options.callBias) } : {}),
         progress: true,
         contextSize,
         maxConversations: 1,

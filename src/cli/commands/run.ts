@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { LORA_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
+import { CALL_BIAS_OPTION_DESCRIPTION, LORA_OPTION_DESCRIPTION, parseCallBias } from "../../model/shipped-adapter.js";
 import type { Agent } from "../../agent/agent.js";
 import type { AgentEvent, AgentOutcome, AgentRun, ApprovalDecision, ApprovalRequest } from "../../agent/types.js";
 import { Profile } from "../../apps/profile.js";
@@ -18,6 +18,7 @@ import { approvalAnswerSource, LineReader, parseApproveOption, pausedMessage, ty
 export interface AgentCommandOptions {
   model?: string;
   lora?: string;
+  callBias?: string;
   maxSteps?: string;
   threads?: string;
   session?: string;
@@ -109,6 +110,7 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
       progress: !options.quiet,
       ...(threads !== undefined ? { threads } : {}),
       ...(options.lora !== undefined ? { lora: options.lora } : {}),
+      ...(options.callBias !== undefined ? { callBias: parseCallBias(options.callBias) } : {}),
       ...(offload !== undefined ? { offload } : {}),
       ...(options.bootstrap !== undefined ? { bootstrap: options.bootstrap } : {}),
       ...(options.allowRemoteBootstrap === true ? { allowRemoteBootstrap: true } : {}),
@@ -298,6 +300,7 @@ export function registerRunCommand(program: Command): void {
     .argument("<request>", 'what to do, e.g. "set an alarm for 7 am tomorrow"')
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
     .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
+    .option("--call-bias <logit>", CALL_BIAS_OPTION_DESCRIPTION)
     .option("--max-steps <n>", "model turns allowed for the request (default 10)")
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")
