@@ -21,7 +21,7 @@ describe("botpsy tune data", () => {
   beforeAll(async () => {
     renderer = await TrainingRenderer.load(modelPath, "prompted");
     tokenizer = { fileName: "SmolLM2-135M-Instruct.Q4_1.gguf", sha256: await sha256OfFile(modelPath) };
-    report = await buildTrainingSet({ count: 24, seed: 5, renderer, index, tokenizer });
+    report = await buildTrainingSet({ count: 60, seed: 5, renderer, index, tokenizer });
     mix = await buildTrainingSet({ count: 120, seed: 2, renderer, index, tokenizer });
   });
 
@@ -30,8 +30,8 @@ describe("botpsy tune data", () => {
   });
 
   it("builds every kind of example, with the ToolBox's subset of tools rather than all of them", () => {
-    expect(report.examples.length).toBe(24);
-    const kinds = new Set(report.examples.map((example) => example.kind));
+    expect(report.examples.length).toBe(60);
+    const kinds = new Set([...report.examples, ...mix.examples].map((example) => example.kind));
     for (const kind of ["single-call", "check-then-act", "recovery", "dead-end", "multi-app", "abstention"]) expect(kinds).toContain(kind);
     for (const example of report.examples) {
       expect(example.offeredTools[0]!.length).toBeGreaterThan(0);

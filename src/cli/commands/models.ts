@@ -51,8 +51,16 @@ export function registerModelsCommand(program: Command): void {
       if (adapters.length > 0) {
         process.stdout.write("\nLoRA adapters (use with --lora <path>; --lora none runs a model untuned):\n");
         printTable(
-          ["adapter", "from", "size", "base", "steps", "path"],
-          adapters.map((adapter) => [adapterName(adapter.path), adapter.origin, megabytes(adapter.sizeBytes), adapter.metadata?.base.name ?? "unknown (no record)", String(adapter.metadata?.steps ?? "-"), adapter.path]),
+          ["adapter", "from", "size", "base", "steps", "call bias", "path"],
+          adapters.map((adapter) => [
+            adapterName(adapter.path),
+            adapter.origin,
+            megabytes(adapter.sizeBytes),
+            adapter.metadata?.base.name ?? "unknown (no record)",
+            String(adapter.metadata?.steps ?? "-"),
+            String(adapter.metadata?.callBias ?? 0),
+            adapter.path,
+          ]),
         );
       }
       // The default stays the default when its file is corrupt: its first use moves the file aside and fetches it again.
