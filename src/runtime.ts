@@ -5,7 +5,6 @@ import type { Profile } from "./apps/profile.js";
 import { InvalidInputError } from "./errors.js";
 import { SMOLLM2_ID, type CatalogEntry } from "./model/catalog.js";
 import { adapterForLoad, tunedModelId } from "./model/shipped-adapter.js";
-import { adapterCallBias } from "./model/lora-adapter.js";
 import type { ChatFormatName } from "./model/chat-format.js";
 import { LlamaChatModel } from "./model/llama-chat-model.js";
 import { bestPresentModel, ensureModelFile, type ModelLocationOptions } from "./model/resolve.js";
@@ -82,9 +81,7 @@ export async function loadLocatedModel(
   located: LocatedModel,
   reference: Pick<ModelReference, "threads" | "maxConversations" | "lora" | "callBias"> & { baseSha256?: string } = {},
 ): Promise<LlamaChatModel> {
-  const lora = await adapterForLoad(reference.lora, located.entry, located.path, reference.baseSha256);
-  // The adapter's own calibration unless the command sets one.
-  const callBias = reference.callBias ?? adapterCallBias(lora);
+  const { lora, callBias } = await adapterForLoad(reference, located.entry, located.path, reference.baseSha256);
   return LlamaChatModel.load({
     modelPath: located.path,
     id: tunedModelId(located.id, lora, callBias),

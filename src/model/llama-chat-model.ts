@@ -32,6 +32,7 @@ import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, Uns
 import { createGeneration, generationTimings } from "./generation.js";
 import { historyOptionsFor, toLlamaHistory, withOpenModelTurn } from "./history.js";
 import { limitFreeStrings, normalizeToolSpecs, trimSwallowedCallClose } from "./json-schema.js";
+import { isUsableCallBias } from "./lora-adapter.js";
 import type {
   ChatModel,
   GenerateRequest,
@@ -95,7 +96,7 @@ export interface LlamaChatModelOptions {
 
 function checkedCallBias(value: number | undefined): number {
   if (value === undefined) return 0;
-  if (!Number.isFinite(value) || value > 0 || value < -20) {
+  if (!isUsableCallBias(value)) {
     throw new InvalidInputError(`callBias ${String(value)} is out of range: give a logit offset from -20 to 0 (0 leaves calls as they are; -2 makes opening a call about 7 times less likely).`);
   }
   return value;
@@ -387,13 +388,10 @@ export class LlamaChatModel implements ChatModel {
 
     let response: LlamaChatResponse<ChatModelFunctions> | undefined;
     try {
-      const firstTokenBias = !forceCall && functions !== undefined ? this.callOpeningBias(chatWrapper) : undefined;
-      let sampled = 0;
-      const noBias = new TokenBias(this.model.tokenizer);
+      const firstTokenBias = !forceCall && functions !== undefined ? this.firstTokenCallBias(chatWrapper) : undefined;
       response = await chat.generateResponse(history, {
         ...(functions !== undefined ? { functions, maxParallelFunctionCalls: this.allowsParallelCalls(request) ? undefined : 1 } : {}),
-        // Called once per sampled token: the bias weighs only the turn's first token, where text or a call is chosen.
-        ...(firstTokenBias !== undefined ? { tokenBias: () => (sampled++ === 0 ? firstTokenBias : noBias) } : {}),
+        ...(firstTokenBias !== undefined ? { tokenBias: firstTokenBias } : {}),
         temperature: request.temperature ?? 0,
         seed: request.seed ?? 1,
         ...(request.topP !== undefined ? { topP: request.topP } : {}),
@@ -511,16 +509,23 @@ export class LlamaChatModel implements ChatModel {
     return [...tokens, ...this.callPrefixTokens(chatWrapper)];
   }
 
-  /** The first token of the call prefix, with and without a leading space, weighed by `callBias`; undefined when there is none. */
-  private callOpeningBias(chatWrapper: ChatWrapper): TokenBias | undefined {
+  /**
+   * The token bias of one turn under `callBias`: node-llama-cpp asks for it
+   * once per sampled token, and only the first sample (where text or a call
+   * is chosen) weighs the call prefix's first token, with and without a
+   * leading space. Undefined without a bias.
+   */
+  private firstTokenCallBias(chatWrapper: ChatWrapper): (() => TokenBias) | undefined {
     if (this.callBias === 0) return undefined;
     const prefix = LlamaText(chatWrapper.settings.functions.call.prefix).toString();
-    const bias = new TokenBias(this.model.tokenizer);
-    for (const opening of new Set([prefix, ` ${prefix.trimStart()}`])) {
-      const first = this.model.tokenize(opening, false, "trimLeadingSpace")[0];
-      if (first !== undefined) bias.set(first, { logit: this.callBias });
+    const opening = new TokenBias(this.model.tokenizer);
+    for (const text of new Set([prefix, ` ${prefix.trimStart()}`])) {
+      const first = this.model.tokenize(text, false, "trimLeadingSpace")[0];
+      if (first !== undefined) opening.set(first, { logit: this.callBias });
     }
-    return bias;
+    const none = new TokenBias(this.model.tokenizer);
+    let sampled = 0;
+    return () => (sampled++ === 0 ? opening : none);
   }
 
   private callPrefixTokens(chatWrapper: ChatWrapper): Token[] {

@@ -28,11 +28,19 @@ export interface AdapterMetadata {
   callBias?: number;
 }
 
+/** Whether a call bias is one botpsy applies: a finite logit offset from -20 to 0. */
+export function isUsableCallBias(value: number): boolean {
+  return Number.isFinite(value) && value <= 0 && value >= -20;
+}
+
+/** The call bias a record carries (0 without a calibration). */
+export function recordedCallBias(metadata: AdapterMetadata): number {
+  return typeof metadata.callBias === "number" ? metadata.callBias : 0;
+}
+
 /** The call bias an adapter's record carries (0 without an adapter or a calibration). */
 export function adapterCallBias(adapterPath: string | undefined): number {
-  if (adapterPath === undefined) return 0;
-  const recorded = readAdapterMetadata(adapterPath).callBias;
-  return typeof recorded === "number" ? recorded : 0;
+  return adapterPath === undefined ? 0 : recordedCallBias(readAdapterMetadata(adapterPath));
 }
 
 export function adapterMetadataPath(adapterPath: string): string {

@@ -10,7 +10,6 @@ import { InvalidInputError } from "../errors.js";
 import { ModelFileMissingError, ModelRequestError, UnknownModelError } from "./errors.js";
 import { LlamaChatModel, type LlamaChatModelOptions } from "./llama-chat-model.js";
 import { adapterForLoad, tunedModelId } from "./shipped-adapter.js";
-import { adapterCallBias } from "./lora-adapter.js";
 import { OpenAICompatibleModel, type OpenAICompatibleModelOptions } from "./openai-compatible-model.js";
 import type { ChatModel } from "./types.js";
 
@@ -234,12 +233,10 @@ export async function loadLlamaModel(options: Extract<CreateChatModelOptions, { 
   const name = model ?? bestPresentModel(location)?.name ?? SMOLLM2_ID;
   const { path, resolved } = await ensureModelFile(name, { ...location, progress: progress ?? false });
   const chatFormat = loadOptions.chatFormat ?? (resolved.kind === "catalog" ? resolved.entry?.chatFormat : undefined);
-  // The adapter asked for, none for "none", else the one botpsy ships for a catalog model; checked against this base.
-  const lora = await adapterForLoad(loadOptions.lora, resolved.kind === "catalog" ? resolved.entry : undefined, path, resolved.entry?.sha256);
-  const { lora: _requested, callBias: requestedBias, ...rest } = loadOptions;
+  // The adapter asked for, none for "none", else the one botpsy ships for a catalog model; checked against this base. The call bias: asked for, else the adapter's calibration.
+  const { lora, callBias } = await adapterForLoad(loadOptions, resolved.kind === "catalog" ? resolved.entry : undefined, path, resolved.entry?.sha256);
+  const { lora: _requested, callBias: _requestedBias, ...rest } = loadOptions;
   const baseId = resolved.kind === "catalog" ? resolved.entry!.id : loadOptions.id;
-  // The adapter's own calibration unless the caller sets one.
-  const callBias = requestedBias ?? adapterCallBias(lora);
   return LlamaChatModel.load({
     ...rest,
     ...(lora !== undefined ? { lora } : {}),

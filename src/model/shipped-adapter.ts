@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { BotpsyError, InvalidInputError } from "../errors.js";
 import { packageRoot } from "../version.js";
 import type { CatalogEntry } from "./catalog.js";
-import { adapterName, sha256OfFile, verifyAdapterBase } from "./lora-adapter.js";
+import { adapterName, isUsableCallBias, recordedCallBias, sha256OfFile, verifyAdapterBase } from "./lora-adapter.js";
 
 /**
  * The LoRA adapters botpsy ships (data/adapters): a catalog model with one is
@@ -23,7 +23,7 @@ export const CALL_BIAS_OPTION_DESCRIPTION =
 /** Reads a `--call-bias` value: a number from -20 to 0. */
 export function parseCallBias(value: string): number {
   const parsed = Number(value);
-  if (value.trim() === "" || !Number.isFinite(parsed) || parsed > 0 || parsed < -20) {
+  if (value.trim() === "" || !isUsableCallBias(parsed)) {
     throw new InvalidInputError(`--call-bias ${value} is not usable: give a number from -20 to 0 (0 leaves calls as they are; -2 makes opening a call about 7 times less likely).`);
   }
   return parsed;
@@ -67,15 +67,27 @@ export function isNoAdapter(value: string): boolean {
   return value.trim().toLowerCase() === NO_ADAPTER;
 }
 
+/** What a load applies on the base: the adapter file, if any, and the call bias. */
+export interface AdapterForLoad {
+  lora: string | undefined;
+  callBias: number;
+}
+
 /**
  * The adapter a load applies (`chooseAdapter`), checked against the base it
  * goes on: an adapter on a base it was not trained on loads silently and
- * writes nonsense. `baseSha256`, when known, spares hashing the base.
+ * writes nonsense. `baseSha256`, when known, spares hashing the base. The call
+ * bias is the one asked for, else the calibration the adapter's record carries.
  */
-export async function adapterForLoad(requested: string | undefined, entry: CatalogEntry | undefined, basePath: string, baseSha256?: string): Promise<string | undefined> {
-  const adapter = await chooseAdapter(requested, entry);
-  if (adapter !== undefined) await verifyAdapterBase(adapter, basePath, baseSha256 ?? entry?.sha256);
-  return adapter;
+export async function adapterForLoad(
+  requested: { lora?: string | undefined; callBias?: number | undefined },
+  entry: CatalogEntry | undefined,
+  basePath: string,
+  baseSha256?: string,
+): Promise<AdapterForLoad> {
+  const lora = await chooseAdapter(requested.lora, entry);
+  const metadata = lora !== undefined ? await verifyAdapterBase(lora, basePath, baseSha256 ?? entry?.sha256) : undefined;
+  return { lora, callBias: requested.callBias ?? (metadata !== undefined ? recordedCallBias(metadata) : 0) };
 }
 
 /** The id of a model with an adapter applied, as results and reports name it. */
