@@ -121,7 +121,7 @@ export function judgeRun(outcome: AgentOutcome, request: string, options: { maxA
       const tried = work.filter((record) => record.risk !== "read");
       const reason =
         tried.length > 0
-          ? `Not done: ${names(tried)} did not succeed${firstError(tried)}.`
+          ? `Not done: ${names(tried)} did not succeed${lastError(tried)}.`
           : work.length > 0
             ? `Not done: only looked things up (${names(work)}); nothing was changed.`
             : outcome.calls.length > 0
@@ -174,7 +174,13 @@ function names(records: readonly CallRecord[]): string {
   return [...new Set(records.map((record) => record.call.name))].join(", ");
 }
 
-function firstError(records: readonly CallRecord[]): string {
-  const error = records.find((record) => record.error !== undefined)?.error;
+/**
+ * The error still standing when the run ended: the last one an app gave (a
+ * retry that fixed the first mistake and made another leaves the second to
+ * report), not the guard's note that a call was repeated.
+ */
+function lastError(records: readonly CallRecord[]): string {
+  const failed = records.filter((record) => record.error !== undefined);
+  const error = (failed.findLast((record) => record.error?.code !== "repeated_call") ?? failed.at(-1))?.error;
   return error !== undefined ? ` (${error.code}: ${error.message.slice(0, 160)})` : "";
 }

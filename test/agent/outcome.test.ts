@@ -52,6 +52,17 @@ describe("run outcomes", () => {
     expect(wordsOnly.answer).toContain("no tool was used");
   });
 
+  it("says which error was still standing when a change was not done, not the first one a retry fixed", () => {
+    const calls = [
+      record("set_alarm", "write", "error", { time: "2026-12-01" }, { code: "invalid_time", message: "Give a time of day." }),
+      record("set_alarm", "write", "error", { time: "07:00", repeat: "0" }, { code: "invalid_repeat", message: "Use daily or weekdays." }),
+      record("set_alarm", "write", "skipped", { time: "07:00", repeat: "0" }, { code: "repeated_call", message: "This exact call already failed twice." }),
+    ];
+    const verdict = judgeRun(outcome({ calls }), "Set an alarm for 7");
+    expect(verdict).toMatchObject({ outcome: "failed", exitCode: 1 });
+    expect(verdict.reason).toBe("Not done: set_alarm did not succeed (invalid_repeat: Use daily or weekdays.).");
+  });
+
   it("fails a change made under another name than the request gave", () => {
     const wrongFile = judgeRun(outcome({ answer: "Created.", calls: [record("write_file", "write", "ok", { path: "herb_path.txt", content: "eggs" })] }), "Create a file called groceries.txt with eggs");
     expect(wrongFile.outcome).toBe("failed");
