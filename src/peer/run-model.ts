@@ -26,6 +26,8 @@ export interface RunModelOptions {
   /** `--bootstrap host:port`; default config.json's `peer.bootstrap`. Required whenever a turn may be offloaded. */
   bootstrap?: readonly string[];
   allowRemoteBootstrap?: boolean;
+  /** `--peer-timeout`: how long connecting to the lender and its first reply may take (default 10 s and 5 s). */
+  peerTimeoutMs?: number;
   home?: string;
   onNotice?: (text: string) => void;
 }
@@ -103,7 +105,8 @@ export async function openRunModel(options: RunModelOptions = {}): Promise<RunMo
     measurePrompt: local instanceof LlamaChatModel ? (request) => local.promptTokens(request).length : estimatePromptTokens,
     lenderName: target.name,
     connect: async () => {
-      const { client, value } = await PeerClient.connectAnd({ book, publicKey: target.publicKey, network: link }, (opened) => opened.info());
+      const timeouts = options.peerTimeoutMs !== undefined ? { connectTimeoutMs: options.peerTimeoutMs, firstReplyTimeoutMs: Math.max(5000, options.peerTimeoutMs / 2) } : {};
+      const { client, value } = await PeerClient.connectAnd({ book, publicKey: target.publicKey, network: link, ...timeouts }, (opened) => opened.info());
       return { client, info: value };
     },
     mode: mode === "auto" ? "auto" : "always",

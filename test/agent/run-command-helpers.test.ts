@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import type { AgentOutcome, ApprovalRequest, CallRecord } from "../../src/agent/types.js";
 import { judgeRun } from "../../src/agent/outcome.js";
 import { parseApproveOption } from "../../src/cli/approval-input.js";
-import { decideApprovals, outcomeJson, parseMaxSteps, parseThreads, RunPrinter } from "../../src/cli/commands/run.js";
+import { decideApprovals, outcomeJson, parseMaxSteps, parsePeerTimeout, parseThreads, RunPrinter } from "../../src/cli/commands/run.js";
 
 const request: ApprovalRequest = {
   id: "approval-1-1",
@@ -83,6 +83,10 @@ describe("botpsy run helpers", () => {
     expect(parseMaxSteps(undefined)).toBeUndefined();
     expect(() => parseMaxSteps("0")).toThrow(/--max-steps/);
     expect(() => parseThreads("two")).toThrow(/--threads/);
+    expect(parsePeerTimeout("60")).toBe(60_000);
+    expect(parsePeerTimeout(undefined)).toBeUndefined();
+    expect(() => parsePeerTimeout("0")).toThrow(/--peer-timeout must be a number of seconds from 1 to 600/);
+    expect(() => parsePeerTimeout("soon")).toThrow(/--peer-timeout/);
   });
 
   it("says whether an abstained run made no call or made calls that all failed", () => {

@@ -109,8 +109,9 @@ describe("offloading model turns to a paired computer (real model)", () => {
 
   it("runs the model turns on the peer and the tool calls here; only the prompt crosses", async () => {
     const before = received().filter((entry) => entry.event === "generate").length;
-    const run = await cli(deviceHome, ["run", "set an alarm for 7 am tomorrow", "--model", modelPath, "--threads", "1", "--offload", "home", "--bootstrap", bootstrap, "--yes", "--max-steps", "3"]);
-    expect(run.stdout).toContain("(model turn 1 ran on peer:home)");
+    const run = await cli(deviceHome, ["run", "set an alarm for 7 am tomorrow", "--model", modelPath, "--threads", "1", "--offload", "home", "--bootstrap", bootstrap, "--peer-timeout", "60", "--yes", "--max-steps", "3"]);
+    // On a machine busy with other model runs the lender may take more than the default 10 s to answer; the test gives it a minute.
+    expect(run.stdout, `stderr: ${run.stderr}`).toContain("(model turn 1 ran on peer:home)");
     expect(run.stdout).not.toMatch(/ran on local/);
     // The call was decided and run here, against the device's profile (whether the small model's arguments were right is not this test's business).
     expect(run.stdout).toMatch(/→ set_alarm/);

@@ -33,6 +33,8 @@ export interface AgentCommandOptions {
   webVia?: string;
   bootstrap?: string[];
   allowRemoteBootstrap?: boolean;
+  /** `--peer-timeout <seconds>`: how long to wait for a peer to answer. */
+  peerTimeout?: string;
 }
 
 /** Everything a command needs to run requests: the runtime (profile, model, the agent behind the safety layer). */
@@ -50,6 +52,15 @@ export function parseMaxSteps(value: string | undefined): number | undefined {
   const steps = Number(value);
   if (!Number.isInteger(steps) || steps < 1) throw new InvalidInputError(`--max-steps must be a whole number of at least 1, not "${value}".`);
   return steps;
+}
+
+export function parsePeerTimeout(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 600) {
+    throw new InvalidInputError(`--peer-timeout must be a number of seconds from 1 to 600, not "${value}".`);
+  }
+  return Math.round(seconds * 1000);
 }
 
 export function parseThreads(value: string | undefined): number | undefined {
@@ -100,6 +111,7 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
   const threads = parseThreads(options.threads);
   setLlamaLogVerbose(options.verbose === true);
   const offload = parseOffloadOption(options.offload);
+  const peerTimeoutMs = parsePeerTimeout(options.peerTimeout);
   const { profile, webVia } = await openAgentProfile(options);
   let runtime: Runtime;
   let runModel: Awaited<ReturnType<typeof openRunModel>> | undefined;
@@ -114,6 +126,7 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
       ...(offload !== undefined ? { offload } : {}),
       ...(options.bootstrap !== undefined ? { bootstrap: options.bootstrap } : {}),
       ...(options.allowRemoteBootstrap === true ? { allowRemoteBootstrap: true } : {}),
+      ...(peerTimeoutMs !== undefined ? { peerTimeoutMs } : {}),
       onNotice: (text) => process.stderr.write(`botpsy: ${text}\n`),
     });
     runtime = await createRuntime({
@@ -290,7 +303,8 @@ export function withWebViaOptions(command: Command): Command {
   return command
     .option("--web-via <here|peer>", "where the web apps' requests (search_web, open_page, weather, news) go out: here (this device's network) or a paired peer that runs botpsy peer serve --lend-internet (default: peer.webVia in config.json, else here)")
     .option("--bootstrap <host:port...>", "DHT bootstrap node(s) for reaching the peer (or peer.bootstrap in config.json); required when turns may be offloaded or the web goes via a peer")
-    .option("--allow-remote-bootstrap", "allow bootstrap nodes off loopback (a DHT node you run on your own network)");
+    .option("--allow-remote-bootstrap", "allow bootstrap nodes off loopback (a DHT node you run on your own network)")
+    .option("--peer-timeout <seconds>", "how long to wait for a paired peer to answer before the turn runs here (default 10; more on a slow or busy link)");
 }
 
 export function registerRunCommand(program: Command): void {
