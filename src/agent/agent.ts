@@ -22,7 +22,7 @@ import { reachedStepLimit, repeatsSucceededCalls, resolveFinalAnswer, skipCallsA
 import { applyDecisions, checkDecisions } from "./resumption.js";
 import { createRunState, type RunState } from "./run-state.js";
 import { AgentSessionStore, AgentStateError } from "./session-store.js";
-import { callableForms, offeredTools, prepareFirstTurn, recoveryChoice, sessionHistory, systemMessage, type FirstTurn } from "./turn-preparation.js";
+import { callableForms, offeredForms, prepareFirstTurn, recoveryChoice, selectedTools, sessionHistory, systemMessage, type FirstTurn } from "./turn-preparation.js";
 import type { AgentEvent, AgentOutcome, AgentRun, AgentStopReason, ApprovalDecision, ApprovalRequest } from "./types.js";
 import type { AgentWorld } from "./world.js";
 
@@ -276,22 +276,25 @@ export class Agent {
         state.steps++;
         const step = state.steps;
         emit({ type: "step", step });
+        const selected = selectedTools(this.toolbox, state);
+        // Recovery routing reads the offered names only, which pruning never changes.
+        const recovery = recoveryChoice(
+          state.calls,
+          step,
+          selected,
+          { ...this.options, generationToolChoice: this.options.generation?.toolChoice },
+          (name) => this.toolbox.get(name) !== undefined,
+        );
+        const held = recovery !== undefined;
         let turn: ModelTurn = {
           runId: state.runId,
           sessionId: state.sessionId,
           step,
           messages: [system, ...history, ...state.turnMessages],
-          tools: offeredTools(this.toolbox, state, step, this.options),
+          tools: offeredForms(selected, state, step, this.options, held),
         };
-        const callable = callableForms(turn.tools, state, step, this.options);
+        const callable = callableForms(turn.tools, state, step, this.options, held);
         if (callable !== undefined) turn.callableTools = callable;
-        const recovery = recoveryChoice(
-          state.calls,
-          step,
-          turn.callableTools ?? turn.tools,
-          { ...this.options, generationToolChoice: this.options.generation?.toolChoice },
-          (name) => this.toolbox.get(name) !== undefined,
-        );
         if (recovery !== undefined) turn.toolChoice = recovery;
         turn = (await this.options.beforeModelTurn?.(turn)) ?? turn;
         if (turn.tools.length > 0) state.toolsOffered = true;

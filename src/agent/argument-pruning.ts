@@ -5,10 +5,15 @@ export interface ArgumentPruningOptions {
   /**
    * Which model turns of a request get pruned tool specs. "first" (the
    * default) prunes only the first turn, where a small model picks the call
-   * and fills its arguments from the request alone; "all" prunes every turn
-   * against the request and the tool results seen so far.
+   * and fills its arguments from the request alone; "recovery" also prunes
+   * each turn the agent holds to a call after a failed one (see
+   * `recoveryChoice`), where the model, shown the failed tool again, fills
+   * the optional parameters the first turn's grammar had kept out
+   * ("repeat": "0" after a time it got wrong); "all" prunes every turn.
+   * Later turns are pruned against the request and the tool results seen so
+   * far, so a parameter an error names stays.
    */
-  turns?: "first" | "all";
+  turns?: "first" | "recovery" | "all";
   /**
    * Where the pruned parameters are taken out. "call" (the default): only
    * from what the model may write this turn (the call grammar); the prompt

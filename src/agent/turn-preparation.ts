@@ -91,12 +91,26 @@ export function sessionHistory(turns: ChatMessage[][], compaction: CompactionOpt
  * plus any `find_tools` loaded and any already called in this run (a model
  * that called a tool must be able to call it again).
  */
-export function offeredTools(toolbox: ToolBox, state: RunState, step: number, options: TurnPreparationOptions): ToolSpec[] {
+export function offeredTools(toolbox: ToolBox, state: RunState, step: number, options: TurnPreparationOptions, held = false): ToolSpec[] {
+  return offeredForms(selectedTools(toolbox, state), state, step, options, held);
+}
+
+/** The whole specs of the tools a turn is offered (see `offeredTools`), before any pruning. */
+export function selectedTools(toolbox: ToolBox, state: RunState): ToolSpec[] {
   const include = [...state.loadedTools, ...state.calls.map((record) => record.call.name)];
-  const specs = toolbox.select(state.request, { include }).map(toolSpec);
+  return toolbox.select(state.request, { include }).map(toolSpec);
+}
+
+/**
+ * The specs the prompt documents this turn: `selected` pruned when pruning
+ * takes parameters out of the prompt too (`scope: "prompt"`) and applies to
+ * this turn (`held`: the agent holds it to a call after a failure).
+ */
+export function offeredForms(selected: ToolSpec[], state: RunState, step: number, options: TurnPreparationOptions, held = false): ToolSpec[] {
   const pruning = options.argumentPruning;
-  if (pruning !== false && (pruning?.scope ?? "call") === "call") return specs;
-  return pruneTurnArguments(specs, pruningWords(state), step, pruning);
+  if (pruning === false) return selected;
+  if ((pruning?.scope ?? "call") === "call") return selected;
+  return turnForms(selected, state, step, pruning, held);
 }
 
 /**
@@ -104,10 +118,10 @@ export function offeredTools(toolbox: ToolBox, state: RunState, step: number, op
  * pruning takes parameters out of the call only (`scope: "call"`); undefined
  * when the offered specs are what the model may call.
  */
-export function callableForms(offered: ToolSpec[], state: RunState, step: number, options: TurnPreparationOptions): ToolSpec[] | undefined {
+export function callableForms(offered: ToolSpec[], state: RunState, step: number, options: TurnPreparationOptions, held = false): ToolSpec[] | undefined {
   const pruning = options.argumentPruning;
   if (pruning === false || (pruning?.scope ?? "call") !== "call") return undefined;
-  const forms = pruneTurnArguments(offered, pruningWords(state), step, pruning);
+  const forms = turnForms(offered, state, step, pruning, held);
   return forms === offered ? undefined : forms;
 }
 
@@ -117,15 +131,57 @@ function pruningWords(state: RunState): string {
   return [state.request, ...results].join("\n");
 }
 
+function turnForms(specs: ToolSpec[], state: RunState, step: number, pruning: ArgumentPruningOptions | undefined, held: boolean): ToolSpec[] {
+  if (held && step > 1 && pruning?.turns === "recovery") return heldTurnForms(specs, state.request, state.calls.filter((record) => record.step === step - 1));
+  return pruneTurnArguments(specs, pruningWords(state), step, pruning);
+}
+
+/**
+ * The forms of a turn held to a call after `failures` (`turns: "recovery"`):
+ * pruned against the request, as the first turn was, so a value the model
+ * invented for a parameter the request has no word for (and that may be what
+ * failed) cannot be written again; plus the parameters an error names that
+ * the failed call did not carry ("pass force=true"), which are the fix. The
+ * errors' other words do not count: "names no time of day" must not bring
+ * back `repeat` ("Days to repeat").
+ */
+export function heldTurnForms(specs: ToolSpec[], request: string, failures: readonly CallRecord[]): ToolSpec[] {
+  const pruned = pruneToolSpecs(specs, request);
+  return pruned.map((spec, index) => {
+    const whole = specs[index]!;
+    if (spec === whole) return spec;
+    const wholeProperties = whole.parameters.properties as Record<string, unknown>;
+    const properties = { ...(spec.parameters.properties as Record<string, unknown>) };
+    let restored = false;
+    for (const name of Object.keys(wholeProperties)) {
+      if (name in properties) continue;
+      const named = failures.some(
+        (record) =>
+          record.error !== undefined &&
+          new RegExp(`(?<![\\w-])${escapeRegExp(name)}(?![\\w-])`).test(record.error.message) &&
+          !(record.call.name === spec.name && Object.hasOwn(record.call.arguments, name)),
+      );
+      if (named) {
+        properties[name] = wholeProperties[name];
+        restored = true;
+      }
+    }
+    if (!restored) return spec;
+    const order = Object.keys(wholeProperties).filter((name) => name in properties);
+    return { ...spec, parameters: { ...spec.parameters, properties: Object.fromEntries(order.map((name) => [name, properties[name]])) } };
+  });
+}
+
 /**
  * Removes the optional parameters the words have nothing for (see
  * `pruneToolArguments`): on the first turn only by default, on every turn
- * with `turns: "all"`, never with `false`.
+ * with `turns: "all"`, never with `false` (`turns: "recovery"` adds the
+ * turns held to a call after a failure: `heldTurnForms`).
  */
 export function pruneTurnArguments(specs: ToolSpec[], words: string, step: number, pruning: ArgumentPruningOptions | false | undefined): ToolSpec[] {
   const options = pruning ?? {};
   if (options === false) return specs;
-  if ((options.turns ?? "first") === "first" && step > 1) return specs;
+  if ((options.turns ?? "first") !== "all" && step > 1) return specs;
   return pruneToolSpecs(specs, words);
 }
 

@@ -10,8 +10,8 @@ import type { RuntimeAgentOptions } from "../runtime.js";
 export interface HarnessSettings {
   /** The first turn's tool choice: "route" (default), or a fixed "auto" / "required" / "none". */
   router?: "route" | "auto" | "required" | "none";
-  /** Argument pruning: on the first turn (default), on every turn, or off. */
-  pruning?: "first" | "all" | "off";
+  /** Argument pruning: on the first turn (default), on the first and the recovery turns, on every turn, or off. */
+  pruning?: "first" | "recovery" | "all" | "off";
   /** Where pruned parameters are taken out: the call only (default), or the prompt and the call. */
   pruningScope?: "prompt" | "call";
   /** Narrow a forced first turn to the router's best N tools, or "off" (default). */
@@ -26,7 +26,7 @@ export interface HarnessSettings {
 
 const KEYS = {
   router: ["route", "auto", "required", "none"],
-  pruning: ["first", "all", "off"],
+  pruning: ["first", "recovery", "all", "off"],
   "pruning-scope": ["prompt", "call"],
   "forced-tools": ["off", "<n>"],
   "compose-answers": ["on", "off"],

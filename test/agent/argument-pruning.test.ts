@@ -5,7 +5,7 @@ import { pruneToolArguments, pruneToolSpecs, requestShape } from "../../src/agen
 import type { Profile } from "../../src/apps/profile.js";
 import type { GenerateRequest, ToolSpec } from "../../src/model/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { defineTool } from "../../src/tools/tool.js";
+import { defineTool, ToolError } from "../../src/tools/tool.js";
 import { ToolBox } from "../../src/tools/toolbox.js";
 import { openNotesProfile } from "./fixtures/notes-app.js";
 
@@ -144,6 +144,35 @@ describe("argument pruning in the agent", () => {
     const off = new ScriptedModel(["Done."]);
     await new Agent({ model: off, profile, toolbox: new ToolBox([alarmTool]), argumentPruning: false }).run("Set an alarm for 7").outcome;
     expect(callable(off.requests)).toEqual([["time", "label"]]);
+  });
+
+  it("with turns: recovery, also prunes a turn held to the failed tool again, and leaves free turns whole", async () => {
+    const strictAlarm = defineTool({
+      name: "set_alarm",
+      description: "Set an alarm for a time of day.",
+      input: z.object({
+        time: z.string().describe('Time of day. Example: "7 am"'),
+        repeat: z.string().optional().describe('Days to repeat: "daily" or "weekdays"'),
+      }),
+      risk: "write",
+      run: ({ time }) => {
+        if (!/^\d{1,2}(:\d{2})?$/.test(time)) throw new ToolError("invalid_time", `time="${time}" is not a time of day: give one such as 07:00.`);
+        return { id: "alarm-1", time };
+      },
+    });
+    const callable = (requests: readonly GenerateRequest[]) => requests.map((request) => parameterNames((request.callableTools ?? request.tools)![0]!));
+    const script = () => [{ toolCalls: [{ name: "set_alarm", arguments: { time: "2026-12-01" } }] }, { toolCalls: [{ name: "set_alarm", arguments: { time: "07:00" } }] }, "Alarm set for 7."];
+
+    const held = new ScriptedModel(script());
+    const outcome = await new Agent({ model: held, profile, toolbox: new ToolBox([strictAlarm]), argumentPruning: { turns: "recovery" } }).run("Set an alarm for 7").outcome;
+    expect(outcome.calls.map((record) => record.status)).toEqual(["error", "ok"]);
+    expect(held.requests[1]!.toolChoice).toEqual({ name: "set_alarm" });
+    // The recovery turn may write only what the request and the error have words for; the free last turn sees the whole tool.
+    expect(callable(held.requests)).toEqual([["time"], ["time"], ["time", "repeat"]]);
+
+    const firstOnly = new ScriptedModel(script());
+    await new Agent({ model: firstOnly, profile, toolbox: new ToolBox([strictAlarm]), argumentPruning: { turns: "first" } }).run("Set an alarm for 7").outcome;
+    expect(callable(firstOnly.requests)).toEqual([["time"], ["time", "repeat"], ["time", "repeat"]]);
   });
 
   it("still validates against the whole input schema: a pruned parameter the model writes anyway is accepted", async () => {

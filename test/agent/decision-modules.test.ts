@@ -10,7 +10,7 @@ import { RepeatedFailureGuard } from "../../src/agent/repeated-calls.js";
 import { reachedStepLimit, repeatsSucceededCalls, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "../../src/agent/resolution.js";
 import { applyDecisions, checkDecisions, DECLINED_MESSAGE } from "../../src/agent/resumption.js";
 import { createRunState, provenanceOf, type RunState } from "../../src/agent/run-state.js";
-import { firstTurnChoice, offeredTools, prepareFirstTurn, pruneTurnArguments, recoveryChoice } from "../../src/agent/turn-preparation.js";
+import { firstTurnChoice, heldTurnForms, offeredTools, prepareFirstTurn, pruneTurnArguments, recoveryChoice } from "../../src/agent/turn-preparation.js";
 import type { AgentEvent, CallRecord } from "../../src/agent/types.js";
 import type { Profile } from "../../src/apps/profile.js";
 import type { ToolCall, ToolSpec } from "../../src/model/types.js";
@@ -68,7 +68,27 @@ describe("turn preparation", () => {
     expect(Object.keys((first[0]!.parameters as { properties: object }).properties)).toEqual(["time"]);
     expect(pruneTurnArguments(specs, "set an alarm for 7", 2, undefined)).toBe(specs);
     expect(pruneTurnArguments(specs, "set an alarm for 7", 2, { turns: "all" })[0]!.parameters).not.toEqual(specs[0]!.parameters);
+    expect(pruneTurnArguments(specs, "set an alarm for 7", 2, { turns: "recovery" })).toBe(specs);
     expect(pruneTurnArguments(specs, "set an alarm for 7", 1, false)).toBe(specs);
+  });
+
+  it("prunes a turn held to a call after a failure against the request, bringing back only the parameters an error names that the call left out", () => {
+    const specs = [toolSpec(wide)];
+    const failedCall = (args: Record<string, unknown>, code: string, message: string): CallRecord => ({
+      call: { id: "c1", name: "set_alarm", arguments: args },
+      risk: "write",
+      status: "error",
+      error: { code, message },
+      durationMs: 1,
+      step: 1,
+    });
+    const names = (forms: ToolSpec[]) => Object.keys((forms[0]!.parameters as { properties: object }).properties);
+    // An invented value that failed cannot be written again; an error's ordinary words ("a name") bring nothing back.
+    expect(names(heldTurnForms(specs, "set an alarm for 7", [failedCall({ time: "7", sound: "0" }, "invalid_sound", 'sound="0" is not a sound; give it a name.')]))).toEqual(["time"]);
+    // A parameter the error asks for, which the call did not carry, is the fix.
+    expect(names(heldTurnForms(specs, "set an alarm for 7", [failedCall({ time: "7" }, "duplicate", "An alarm at 07:00 exists: give a label to tell them apart.")]))).toEqual(["time", "label"]);
+    // What the request has words for stays.
+    expect(names(heldTurnForms(specs, "set an alarm for 7 called gym, name it Gym", [failedCall({ time: "x" }, "invalid_time", "time names no time of day.")]))).toEqual(["time", "label"]);
   });
 
   it("offers the tools already called in the run and those find_tools loaded", () => {

@@ -272,7 +272,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
     .option("--data <dir>", "bfcl: the folder of the BFCL files (default: the data that ships with botpsy)")
     .option("--parallel-calls <mode>", "auto, on or off: whether a model turn may hold several calls (auto: the model format's default)", "auto")
     .option("--split <name>", `apps: ${SCENARIO_SPLITS.join(", ")}; defaults are tuned on dev, reported on test (see docs/scenarios.md)`)
-    .option("--harness <switches>", "switch agent heuristics off to measure them: router=route|auto|required|none, pruning=first|all|off, pruning-scope=prompt|call, forced-tools=off|<n>, compose-answers=on|off, recovery=on|off, repeats=end|run (comma-separated)")
+    .option("--harness <switches>", "switch agent heuristics off to measure them: router=route|auto|required|none, pruning=first|recovery|all|off, pruning-scope=prompt|call, forced-tools=off|<n>, compose-answers=on|off, recovery=on|off, repeats=end|run (comma-separated)")
     .option("--defenses <setting>", `injection, injection-heldout: ${DEFENSE_SETTINGS.join(", ")} (approval requests are declined)`)
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--out <file>", "results file (JSONL); default eval-<suite>-<model>.jsonl")
