@@ -74,7 +74,8 @@ export interface AgentOptions {
   /**
    * Removes from the tool specs a model turn sees the optional parameters
    * the request has no word or value for (see `pruneToolArguments`), so the
-   * call grammar cannot emit them. Default `{ turns: "first" }`; `false`
+   * call grammar cannot emit them. Default `{ turns: "recovery" }` (the
+   * first turn and each turn held to a call after a failure); `false`
    * shows every parameter. Validation still uses the full input schema.
    */
   argumentPruning?: ArgumentPruningOptions | false;

@@ -3,9 +3,9 @@ import { normaliseTerm, splitWords } from "../tools/toolbox.js";
 
 export interface ArgumentPruningOptions {
   /**
-   * Which model turns of a request get pruned tool specs. "first" (the
-   * default) prunes only the first turn, where a small model picks the call
-   * and fills its arguments from the request alone; "recovery" also prunes
+   * Which model turns of a request get pruned tool specs. "first" prunes
+   * only the first turn, where a small model picks the call and fills its
+   * arguments from the request alone; "recovery" (the default) also prunes
    * each turn the agent holds to a call after a failed one (see
    * `recoveryChoice`), where the model, shown the failed tool again, fills
    * the optional parameters the first turn's grammar had kept out

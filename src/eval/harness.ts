@@ -10,7 +10,7 @@ import type { RuntimeAgentOptions } from "../runtime.js";
 export interface HarnessSettings {
   /** The first turn's tool choice: "route" (default), or a fixed "auto" / "required" / "none". */
   router?: "route" | "auto" | "required" | "none";
-  /** Argument pruning: on the first turn (default), on the first and the recovery turns, on every turn, or off. */
+  /** Argument pruning: on the first turn, on the first and the recovery turns (default), on every turn, or off. */
   pruning?: "first" | "recovery" | "all" | "off";
   /** Where pruned parameters are taken out: the call only (default), or the prompt and the call. */
   pruningScope?: "prompt" | "call";

@@ -146,7 +146,7 @@ describe("argument pruning in the agent", () => {
     expect(callable(off.requests)).toEqual([["time", "label"]]);
   });
 
-  it("with turns: recovery, also prunes a turn held to the failed tool again, and leaves free turns whole", async () => {
+  it("with turns: recovery (the default), also prunes a turn held to the failed tool again, and leaves free turns whole", async () => {
     const strictAlarm = defineTool({
       name: "set_alarm",
       description: "Set an alarm for a time of day.",
@@ -169,6 +169,11 @@ describe("argument pruning in the agent", () => {
     expect(held.requests[1]!.toolChoice).toEqual({ name: "set_alarm" });
     // The recovery turn may write only what the request and the error have words for; the free last turn sees the whole tool.
     expect(callable(held.requests)).toEqual([["time"], ["time"], ["time", "repeat"]]);
+
+    // The default.
+    const byDefault = new ScriptedModel(script());
+    await new Agent({ model: byDefault, profile, toolbox: new ToolBox([strictAlarm]) }).run("Set an alarm for 7").outcome;
+    expect(callable(byDefault.requests)).toEqual([["time"], ["time"], ["time", "repeat"]]);
 
     const firstOnly = new ScriptedModel(script());
     await new Agent({ model: firstOnly, profile, toolbox: new ToolBox([strictAlarm]), argumentPruning: { turns: "first" } }).run("Set an alarm for 7").outcome;
