@@ -140,7 +140,7 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
   },
   {
     id: "gemma3-270m-q4_k_m",
-    title: "Gemma 3 270M base Q4_K_M (no chat template: botpsy's ChatML-style prompted format, to be trained into it)",
+    title: "Gemma 3 270M base Q4_K_M (no chat template: botpsy's ChatML-style prompted format; data/adapters has a botpsy-v3 adapter for it)",
     fileName: "gemma-3-270m-q4_k_m.gguf",
     sources: [
       {
