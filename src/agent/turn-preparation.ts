@@ -87,15 +87,11 @@ export function sessionHistory(turns: ChatMessage[][], compaction: CompactionOpt
 }
 
 /**
- * The tools a turn is offered: those the ToolBox selects for the request,
- * plus any `find_tools` loaded and any already called in this run (a model
- * that called a tool must be able to call it again).
+ * The tools a turn is offered, whole (before any pruning): those the ToolBox
+ * selects for the request, plus any `find_tools` loaded and any already
+ * called in this run (a model that called a tool must be able to call it
+ * again).
  */
-export function offeredTools(toolbox: ToolBox, state: RunState, step: number, options: TurnPreparationOptions, held = false): ToolSpec[] {
-  return offeredForms(selectedTools(toolbox, state), state, step, options, held);
-}
-
-/** The whole specs of the tools a turn is offered (see `offeredTools`), before any pruning. */
 export function selectedTools(toolbox: ToolBox, state: RunState): ToolSpec[] {
   const include = [...state.loadedTools, ...state.calls.map((record) => record.call.name)];
   return toolbox.select(state.request, { include }).map(toolSpec);
@@ -108,8 +104,7 @@ export function selectedTools(toolbox: ToolBox, state: RunState): ToolSpec[] {
  */
 export function offeredForms(selected: ToolSpec[], state: RunState, step: number, options: TurnPreparationOptions, held = false): ToolSpec[] {
   const pruning = options.argumentPruning;
-  if (pruning === false) return selected;
-  if ((pruning?.scope ?? "call") === "call") return selected;
+  if (pruning === false || (pruning?.scope ?? "call") === "call") return selected;
   return turnForms(selected, state, step, pruning, held);
 }
 
@@ -142,7 +137,8 @@ function pruningWords(state: RunState): string {
 const DEFAULT_PRUNED_TURNS = "recovery";
 
 function turnForms(specs: ToolSpec[], state: RunState, step: number, pruning: ArgumentPruningOptions | undefined, held: boolean): ToolSpec[] {
-  if (held && step > 1 && (pruning?.turns ?? DEFAULT_PRUNED_TURNS) === "recovery") return heldTurnForms(specs, state.request, state.calls.filter((record) => record.step === step - 1));
+  // A held turn is never the first: recovery follows a failed call.
+  if (held && (pruning?.turns ?? DEFAULT_PRUNED_TURNS) === "recovery") return heldTurnForms(specs, state.request, state.calls.filter((record) => record.step === step - 1));
   return pruneTurnArguments(specs, pruningWords(state), step, pruning);
 }
 
@@ -156,29 +152,21 @@ function turnForms(specs: ToolSpec[], state: RunState, step: number, pruning: Ar
  * back `repeat` ("Days to repeat").
  */
 export function heldTurnForms(specs: ToolSpec[], request: string, failures: readonly CallRecord[]): ToolSpec[] {
-  const pruned = pruneToolSpecs(specs, request);
-  return pruned.map((spec, index) => {
+  return pruneToolSpecs(specs, request).map((spec, index) => {
     const whole = specs[index]!;
     if (spec === whole) return spec;
-    const wholeProperties = whole.parameters.properties as Record<string, unknown>;
-    const properties = { ...(spec.parameters.properties as Record<string, unknown>) };
-    let restored = false;
-    for (const name of Object.keys(wholeProperties)) {
-      if (name in properties) continue;
-      const named = failures.some(
+    const pruned = spec.parameters.properties as Record<string, unknown>;
+    const named = (name: string): boolean =>
+      failures.some(
         (record) =>
           record.error !== undefined &&
           new RegExp(`(?<![\\w-])${escapeRegExp(name)}(?![\\w-])`).test(record.error.message) &&
           !(record.call.name === spec.name && Object.hasOwn(record.call.arguments, name)),
       );
-      if (named) {
-        properties[name] = wholeProperties[name];
-        restored = true;
-      }
-    }
-    if (!restored) return spec;
-    const order = Object.keys(wholeProperties).filter((name) => name in properties);
-    return { ...spec, parameters: { ...spec.parameters, properties: Object.fromEntries(order.map((name) => [name, properties[name]])) } };
+    // In the whole spec's order: what pruning kept, and what an error asks for.
+    const kept = Object.entries(whole.parameters.properties as Record<string, unknown>).filter(([name]) => name in pruned || named(name));
+    if (kept.length === Object.keys(pruned).length) return spec;
+    return { ...spec, parameters: { ...spec.parameters, properties: Object.fromEntries(kept) } };
   });
 }
 

@@ -38,11 +38,6 @@ export function recordedCallBias(metadata: AdapterMetadata): number {
   return typeof metadata.callBias === "number" ? metadata.callBias : 0;
 }
 
-/** The call bias an adapter's record carries (0 without an adapter or a calibration). */
-export function adapterCallBias(adapterPath: string | undefined): number {
-  return adapterPath === undefined ? 0 : recordedCallBias(readAdapterMetadata(adapterPath));
-}
-
 export function adapterMetadataPath(adapterPath: string): string {
   return `${adapterPath}.json`;
 }

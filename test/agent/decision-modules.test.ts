@@ -10,7 +10,7 @@ import { RepeatedFailureGuard } from "../../src/agent/repeated-calls.js";
 import { reachedStepLimit, repeatsSucceededCalls, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "../../src/agent/resolution.js";
 import { applyDecisions, checkDecisions, DECLINED_MESSAGE } from "../../src/agent/resumption.js";
 import { createRunState, provenanceOf, type RunState } from "../../src/agent/run-state.js";
-import { firstTurnChoice, heldTurnForms, offeredTools, prepareFirstTurn, pruneTurnArguments, recoveryChoice } from "../../src/agent/turn-preparation.js";
+import { firstTurnChoice, heldTurnForms, prepareFirstTurn, pruneTurnArguments, recoveryChoice, selectedTools } from "../../src/agent/turn-preparation.js";
 import type { AgentEvent, CallRecord } from "../../src/agent/types.js";
 import type { Profile } from "../../src/apps/profile.js";
 import type { ToolCall, ToolSpec } from "../../src/model/types.js";
@@ -95,7 +95,7 @@ describe("turn preparation", () => {
     const toolbox = new ToolBox(notesTools);
     const run = state("list my notes");
     run.loadedTools.push("send_note");
-    expect(offeredTools(toolbox, run, 1, { argumentPruning: false }).map((spec) => spec.name)).toEqual(notesTools.map((tool) => tool.name));
+    expect(selectedTools(toolbox, run).map((spec) => spec.name)).toEqual(notesTools.map((tool) => tool.name));
   });
 
   it("routes the first turn: names a dominant tool, keeps the caller's choice, narrows a forced turn", () => {

@@ -2,7 +2,7 @@ import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { adapterCallBias } from "../../src/model/lora-adapter.js";
+import { readAdapterMetadata, recordedCallBias, type AdapterMetadata } from "../../src/model/lora-adapter.js";
 import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
 import { parseCallBias, shippedAdaptersDirectory, tunedModelId } from "../../src/model/shipped-adapter.js";
 import type { ToolSpec } from "../../src/model/types.js";
@@ -78,8 +78,9 @@ describe("call bias: how much more evidence a model needs to open a call where i
     copyFileSync(adapterPath, calibrated);
     const record = JSON.parse(readFileSync(`${adapterPath}.json`, "utf8")) as Record<string, unknown>;
     writeFileSync(`${calibrated}.json`, JSON.stringify({ ...record, callBias: -3 }));
-    expect(adapterCallBias(calibrated)).toBe(-3);
-    expect(adapterCallBias(undefined)).toBe(0);
+    expect(recordedCallBias(readAdapterMetadata(calibrated))).toBe(-3);
+    const { callBias: _calibration, ...uncalibrated } = record;
+    expect(recordedCallBias(uncalibrated as unknown as AdapterMetadata)).toBe(0);
     linkSync(modelPath, join(models, "SmolLM2-135M-Instruct.Q4_1.gguf"));
     const located = await locateModel({ directory: models });
     const recorded = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: calibrated });
