@@ -12,8 +12,13 @@ import type { Tool } from "../../src/tools/tool.js";
  * apps in a profile of the test's own. SmolLM2-135M rarely decides to call a
  * tool unprompted, so the runs use --require-tool (the first turn must call);
  * what is checked is that every run completes, every call names an existing
- * tool with arguments its schema accepts, and usage is counted.
+ * tool, a call whose arguments its schema refuses (the grammar types them but
+ * cannot hold a number to its bounds) is answered with invalid_arguments and
+ * never runs, and usage is counted. The profile's clock is fixed: the prompt
+ * carries it, so a run on the wall clock wrote different calls each day.
  */
+const CLOCK = "2026-12-01T09:30:00Z";
+const PROFILE = "e2e";
 const modelPath = process.env.BOTPSY_TEST_MODEL ?? resolve(".botpsy-test/models/SmolLM2-135M-Instruct.Q4_1.gguf");
 let home: string;
 let tools: Map<string, Tool>;
@@ -21,7 +26,7 @@ let tools: Map<string, Tool>;
 beforeAll(() => {
   if (!existsSync(modelPath)) throw new Error(`The test model is missing at ${modelPath}; fetch it with: botpsy models pull smollm2-135m-instruct-q4_1`);
   home = mkdtempSync(join(tmpdir(), "botpsy-run-e2e-"));
-  const profile = Profile.open({ databasePath: ":memory:", home });
+  const profile = Profile.open({ home, name: PROFILE, clock: CLOCK, timeZone: "UTC" });
   tools = new Map(profile.tools().map((tool) => [tool.name, tool]));
   profile.close();
 });
@@ -33,7 +38,7 @@ function botpsyRun(request: string): Promise<{ code: number; outcome: AgentOutco
     execFile(
       process.execPath,
       ["--import", "tsx", resolve("src/cli/main.ts"), "run", request, "--model", modelPath, "--json", "--yes", "--require-tool", "--threads", "1", "--max-steps", "3"],
-      { cwd: resolve("."), env: { ...process.env, BOTPSY_HOME: home }, timeout: 280_000, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: resolve("."), env: { ...process.env, BOTPSY_HOME: home, BOTPSY_PROFILE: PROFILE }, timeout: 280_000, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const code = error && typeof error.code === "number" ? error.code : error ? -1 : 0;
         try {
@@ -48,7 +53,7 @@ function botpsyRun(request: string): Promise<{ code: number; outcome: AgentOutco
 
 describe("botpsy run with the real SmolLM2 model", () => {
   for (const request of ["List my alarms", "Turn on wifi", "What is on my calendar today?", "Show my shopping list"]) {
-    it(`completes "${request}" with valid calls to existing tools`, async () => {
+    it(`completes "${request}": calls name existing tools, and one its schema refuses never runs`, async () => {
       const { code, outcome, stderr } = await botpsyRun(request);
       expect(["answered", "abstained", "step_limit"], stderr).toContain(outcome.stopReason);
       // The exit code is the verdict's: 0 only when the request was served.
@@ -59,7 +64,10 @@ describe("botpsy run with the real SmolLM2 model", () => {
       for (const record of outcome.calls) {
         const tool = tools.get(record.call.name);
         expect(tool, `the model called ${record.call.name}`).toBeDefined();
-        expect(tool!.input.safeParse(record.call.arguments).success, JSON.stringify(record.call)).toBe(true);
+        if (!tool!.input.safeParse(record.call.arguments).success) {
+          expect(record.status, JSON.stringify(record)).toBe("error");
+          expect(record.error?.code, JSON.stringify(record)).toBe("invalid_arguments");
+        }
       }
       expect(outcome.usage.promptTokens).toBeGreaterThan(0);
       expect(outcome.usage.outputTokens).toBeGreaterThan(0);
