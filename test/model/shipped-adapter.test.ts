@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { findCatalogEntry, MODEL_CATALOG, SMOLLM2_ID, type CatalogEntry } from "../../src/model/catalog.js";
-import { adapterMetadataPath, adapterName, listAdapters, readAdapterMetadata, sha256OfFile } from "../../src/model/lora-adapter.js";
+import { adapterMetadataPath, adapterName, listAdapters, readAdapterMetadata, recordedCallBias, sha256OfFile } from "../../src/model/lora-adapter.js";
 import { chooseAdapter, NO_ADAPTER, shippedAdapterPath, shippedAdaptersDirectory, tunedModelId } from "../../src/model/shipped-adapter.js";
 
 const directory = mkdtempSync(join(tmpdir(), "botpsy-shipped-adapter-"));
@@ -61,5 +61,15 @@ describe("the adapters botpsy ships", () => {
       expect(await sha256OfFile(path!)).toBe(entry.shippedAdapter!.sha256);
       expect(adapterMetadataPath(path!)).toBe(`${path}.json`);
     }
+  });
+
+  it("apply by default on both verified bases, each with the call bias its dev-split sweep chose", () => {
+    const bias = (id: string) => {
+      const entry = MODEL_CATALOG.find((candidate) => candidate.id === id)!;
+      expect(entry.shippedAdapter, id).toBeDefined();
+      return recordedCallBias(readAdapterMetadata(join(shippedAdaptersDirectory(), entry.shippedAdapter!.fileName)));
+    };
+    expect(bias("smollm2-135m-instruct-q4_1")).toBe(-3);
+    expect(bias("gemma3-270m-q4_k_m")).toBe(-4);
   });
 });
