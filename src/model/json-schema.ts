@@ -10,7 +10,13 @@ import type { JsonSchema, ToolSpec } from "./types.js";
  *
  * Keywords that only annotate or only validate (title, default, examples,
  * pattern, minimum…) are dropped: the grammar cannot enforce them, and the
- * tool layer still validates arguments with the tool's own schema. Keywords
+ * tool layer still validates arguments with the tool's own schema. The one
+ * exception is an integer's bounds when they hold at most
+ * `MAX_ENUMERATED_INTEGERS` values: they are kept (inclusive `minimum` and
+ * `maximum`), and a call grammar writes the range as the list of its values
+ * (`callableParameters`), so `days: 500000` for a 1–10 parameter cannot be
+ * written. Prompts show the schema without them (`documentedParameters`), as
+ * before. Keywords
  * that change what is valid in a way the grammar cannot follow (not, if/then,
  * patternProperties, allOf of several parts, recursion) raise
  * `InvalidToolSchemaError` naming the tool and the field.
@@ -182,8 +188,9 @@ class SchemaNormalizer {
     switch (type) {
       case "string":
         return withDescription(this.normalizeString(schema, field));
-      case "number":
       case "integer":
+        return withDescription(boundedInteger(schema));
+      case "number":
       case "boolean":
       case "null":
         return withDescription({ type });
@@ -272,6 +279,74 @@ class SchemaNormalizer {
     if (typeof value !== "number" || !Number.isInteger(value) || value < 0) this.fail(field, "must be a non-negative integer");
     return value;
   }
+}
+
+/**
+ * Integer parameters whose bounds allow at most this many values are held to
+ * them while decoding. Each value is one alternative of the grammar, which
+ * llama.cpp checks against every token of the vocabulary at the number's first
+ * token, so wider ranges stay unbounded (the tool still refuses a value out of
+ * range, and the model reads why).
+ */
+export const MAX_ENUMERATED_INTEGERS = 128;
+
+/** An integer schema with its inclusive bounds when both are set and close enough to enumerate. */
+function boundedInteger(schema: JsonSchema): JsonSchema {
+  const lowest = integerBound(schema.minimum, schema.exclusiveMinimum, "lower");
+  const highest = integerBound(schema.maximum, schema.exclusiveMaximum, "upper");
+  if (lowest === undefined || highest === undefined || lowest > highest || highest - lowest + 1 > MAX_ENUMERATED_INTEGERS) return { type: "integer" };
+  return { type: "integer", minimum: lowest, maximum: highest };
+}
+
+function integerBound(inclusive: unknown, exclusive: unknown, side: "lower" | "upper"): number | undefined {
+  const candidates: number[] = [];
+  if (typeof inclusive === "number" && Number.isFinite(inclusive)) candidates.push(side === "lower" ? Math.ceil(inclusive) : Math.floor(inclusive));
+  if (typeof exclusive === "number" && Number.isFinite(exclusive)) {
+    candidates.push(side === "lower" ? Math.floor(exclusive) + 1 : Math.ceil(exclusive) - 1);
+  }
+  if (candidates.length === 0) return undefined;
+  const bound = side === "lower" ? Math.max(...candidates) : Math.min(...candidates);
+  return Number.isSafeInteger(bound) ? bound : undefined;
+}
+
+function isBoundedInteger(node: Record<string, unknown>): node is Record<string, unknown> & { minimum: number; maximum: number } {
+  return node.type === "integer" && typeof node.minimum === "number" && typeof node.maximum === "number";
+}
+
+/** Rewrites every schema node of a normalised schema (enum and const values are left alone). */
+function mapSchemaNodes(schema: JsonSchema, rewrite: (node: Record<string, unknown>) => Record<string, unknown>): JsonSchema {
+  const visit = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(visit);
+    if (typeof value !== "object" || value === null) return value;
+    const record = value as Record<string, unknown>;
+    const result: Record<string, unknown> = {};
+    for (const [key, child] of Object.entries(record)) result[key] = key === "enum" || key === "const" ? child : visit(child);
+    return rewrite(result);
+  };
+  return visit(schema) as JsonSchema;
+}
+
+/** A normalised schema as a prompt shows it: without the integer bounds only the grammar uses. */
+export function documentedParameters(schema: JsonSchema): JsonSchema {
+  return mapSchemaNodes(schema, (node) => {
+    if (!isBoundedInteger(node)) return node;
+    const { minimum: _minimum, maximum: _maximum, ...rest } = node;
+    return rest;
+  });
+}
+
+/**
+ * A normalised schema as a call grammar enforces it: a bounded integer
+ * becomes the list of its values (with its description), and with
+ * `maxStringLength` every free string gets that maximum length.
+ */
+export function callableParameters(schema: JsonSchema, maxStringLength = 0): JsonSchema {
+  const enumerated = mapSchemaNodes(schema, (node) => {
+    if (!isBoundedInteger(node)) return node;
+    const values = Array.from({ length: node.maximum - node.minimum + 1 }, (_, index) => node.minimum + index);
+    return typeof node.description === "string" ? { enum: values, description: node.description } : { enum: values };
+  });
+  return maxStringLength > 0 ? limitFreeStrings(enumerated, maxStringLength) : enumerated;
 }
 
 function anyValueSchema(): JsonSchema {

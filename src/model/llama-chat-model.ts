@@ -31,7 +31,7 @@ import { Qwen35Generator } from "./qwen35-generation.js";
 import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "./errors.js";
 import { createGeneration, generationTimings } from "./generation.js";
 import { historyOptionsFor, toLlamaHistory, withOpenModelTurn } from "./history.js";
-import { limitFreeStrings, normalizeToolSpecs, trimSwallowedCallClose } from "./json-schema.js";
+import { callableParameters, documentedParameters, normalizeToolSpecs, trimSwallowedCallClose } from "./json-schema.js";
 import { isUsableCallBias } from "./lora-adapter.js";
 import type {
   ChatModel,
@@ -282,7 +282,7 @@ export class LlamaChatModel implements ChatModel {
     const thinking = this.format.supportsThinking && (request.thinking ?? "off") !== "off";
     if (this.dialect !== undefined) return this.dialect.tokenizePrompt(this.dialect.render(request.messages, tools, thinking));
     const chatWrapper = this.format.createWrapper({ thinking, forceCall: false, documented: tools.length > 0 ? toFunctions(tools) : undefined });
-    return this.renderPrompt(chatWrapper, toLlamaHistory(request.messages, this.rawCalls, historyOptionsFor(this.format.name)), tools.length > 0 ? toFunctions(tools, this.maxStringArgumentLength) : undefined, false);
+    return this.renderPrompt(chatWrapper, toLlamaHistory(request.messages, this.rawCalls, historyOptionsFor(this.format.name)), tools.length > 0 ? toFunctions(tools, { maxStringLength: this.maxStringArgumentLength }) : undefined, false);
   }
 
   /** Tokens of a text under this model's tokenizer (for budgets and tests). */
@@ -329,7 +329,7 @@ export class LlamaChatModel implements ChatModel {
     // The tool list stays in the prompt whatever the choice, so that the
     // prompt, and with it the cached context, is the same from turn to turn.
     const documented = tools.length > 0 ? toFunctions(tools) : undefined;
-    const functions = allowed.length > 0 ? toFunctions(allowed, this.maxStringArgumentLength) : undefined;
+    const functions = allowed.length > 0 ? toFunctions(allowed, { maxStringLength: this.maxStringArgumentLength }) : undefined;
 
     if (this.dialect !== undefined) {
       const slot = this.slotFor(request.conversationId ?? ANONYMOUS_CONVERSATION);
@@ -576,8 +576,13 @@ export class LlamaChatModel implements ChatModel {
   }
 }
 
-/** The tool list as node-llama-cpp functions (also used to render training data exactly as prompted). */
-export function toFunctions(tools: readonly ToolSpec[], maxStringLength = 0): ChatModelFunctions {
+/**
+ * The tool list as node-llama-cpp functions: as the prompt documents them
+ * (also used to render training data exactly as prompted), or, with `grammar`,
+ * as the call grammar enforces them (bounded integers listed, free strings
+ * given a maximum length).
+ */
+export function toFunctions(tools: readonly ToolSpec[], grammar?: { maxStringLength: number }): ChatModelFunctions {
   const functions: Record<string, { description?: string; params?: GbnfJsonSchema }> = {};
   for (const tool of tools) {
     const properties = tool.parameters.properties;
@@ -587,7 +592,7 @@ export function toFunctions(tools: readonly ToolSpec[], maxStringLength = 0): Ch
     functions[tool.name] = {
       description: tool.description,
       ...(hasParameters
-        ? { params: (maxStringLength > 0 ? limitFreeStrings(tool.parameters, maxStringLength) : tool.parameters) as unknown as GbnfJsonSchema }
+        ? { params: (grammar !== undefined ? callableParameters(tool.parameters, grammar.maxStringLength) : documentedParameters(tool.parameters)) as unknown as GbnfJsonSchema }
         : {}),
     };
   }

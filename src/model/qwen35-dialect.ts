@@ -1,5 +1,6 @@
 import { BotpsyError, InvalidInputError } from "../errors.js";
 import type { ChatMessage, JsonSchema, ToolCall, ToolSpec } from "./types.js";
+import { callableParameters, documentedParameters } from "./json-schema.js";
 
 /**
  * Qwen 3.5's chat format (BotPsy's, since it is a Qwen3.5-0.8B fine-tune),
@@ -149,7 +150,7 @@ function pythonString(value: unknown): string {
 
 /** The tool as chat templates receive it (the OpenAI tools shape). */
 function toolDocument(tool: ToolSpec): unknown {
-  return { type: "function", function: { name: tool.name, description: tool.description, parameters: tool.parameters } };
+  return { type: "function", function: { name: tool.name, description: tool.description, parameters: documentedParameters(tool.parameters) } };
 }
 
 /** Jinja's `tojson` as chat templates use it: Python's `json.dumps` separators, keys in their order, non-ASCII kept. */
@@ -201,7 +202,7 @@ export function callGrammar(tools: readonly ToolSpec[], options: CallGrammarOpti
   const rules: string[] = [];
   const functionRules = tools.map((tool, index) => {
     const name = `function${index}`;
-    const parameters = parameterRules(tool.parameters, `${name}-parameter`, rules, options.maxStringLength);
+    const parameters = parameterRules(callableParameters(tool.parameters), `${name}-parameter`, rules, options.maxStringLength);
     rules.push(`${name} ::= ${literal(`\n<function=${tool.name}>\n`)} ${parameters} ${literal("</function>\n")}`);
     return name;
   });

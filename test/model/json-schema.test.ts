@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InvalidToolSchemaError } from "../../src/model/errors.js";
-import { normalizeToolSchema, normalizeToolSpecs, trimSwallowedCallClose } from "../../src/model/json-schema.js";
+import { callableParameters, documentedParameters, MAX_ENUMERATED_INTEGERS, normalizeToolSchema, normalizeToolSpecs, trimSwallowedCallClose } from "../../src/model/json-schema.js";
 
 describe("normalizeToolSchema", () => {
   it("keeps types, enums, optional properties, nested objects and arrays, and drops what a grammar cannot enforce", () => {
@@ -12,6 +12,8 @@ describe("normalizeToolSchema", () => {
         attendees: z.array(z.string().email()).max(5).default([]),
         kind: z.enum(["meeting", "call"]),
         priority: z.number().int().min(1).max(5).optional(),
+        count: z.number().int().min(1).max(100_000).optional(),
+        share: z.number().min(0).max(1).optional(),
       }),
       { io: "input" },
     ) as Record<string, unknown>;
@@ -28,11 +30,63 @@ describe("normalizeToolSchema", () => {
         },
         attendees: { type: "array", items: { type: "string" }, maxItems: 5 },
         kind: { enum: ["meeting", "call"] },
-        priority: { type: "integer" },
+        // An integer range small enough for the grammar to list keeps its bounds; a wide one and a number's do not.
+        priority: { type: "integer", minimum: 1, maximum: 5 },
+        count: { type: "integer" },
+        share: { type: "number" },
       },
       required: ["title", "when", "kind"],
       additionalProperties: false,
     });
+  });
+
+  it("keeps an integer's bounds, as inclusive integers, only when they hold at most MAX_ENUMERATED_INTEGERS values", () => {
+    const bounds = (property: Record<string, unknown>) => (normalizeToolSchema("t", { type: "object", properties: { n: property } }).properties as Record<string, unknown>)["n"];
+    expect(bounds({ type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 11 })).toEqual({ type: "integer", minimum: 1, maximum: 10 });
+    expect(bounds({ type: "integer", minimum: 0.5, maximum: 3.7 })).toEqual({ type: "integer", minimum: 1, maximum: 3 });
+    expect(bounds({ type: "integer", minimum: 1, maximum: MAX_ENUMERATED_INTEGERS })).toEqual({ type: "integer", minimum: 1, maximum: MAX_ENUMERATED_INTEGERS });
+    expect(bounds({ type: "integer", minimum: 0, maximum: MAX_ENUMERATED_INTEGERS })).toEqual({ type: "integer" });
+    expect(bounds({ type: "integer", minimum: 1 })).toEqual({ type: "integer" });
+    // Bounds no integer meets: left to the tool's own validation, as before.
+    expect(bounds({ type: "integer", minimum: 5, maximum: 2 })).toEqual({ type: "integer" });
+    expect(bounds({ type: "integer", minimum: 0.2, maximum: 0.8 })).toEqual({ type: "integer" });
+  });
+
+  it("documents a schema without the bounds, and makes a call grammar list a bounded integer's values", () => {
+    const normalized = normalizeToolSchema("get_weather_forecast", {
+      type: "object",
+      properties: {
+        days: { type: "integer", minimum: 1, maximum: 10, description: "How many days" },
+        // A property named like a keyword is a property, not a bound.
+        minimum: { type: "integer", minimum: 0, maximum: 2 },
+        place: { type: "string" },
+        hours: { type: "array", items: { type: "integer", minimum: 0, maximum: 3 } },
+      },
+      required: ["minimum"],
+    });
+    expect(documentedParameters(normalized)).toEqual({
+      type: "object",
+      properties: {
+        days: { type: "integer", description: "How many days" },
+        minimum: { type: "integer" },
+        place: { type: "string" },
+        hours: { type: "array", items: { type: "integer" } },
+      },
+      required: ["minimum"],
+      additionalProperties: false,
+    });
+    expect(callableParameters(normalized, 40)).toEqual({
+      type: "object",
+      properties: {
+        days: { enum: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], description: "How many days" },
+        minimum: { enum: [0, 1, 2] },
+        place: { type: "string", maxLength: 40 },
+        hours: { type: "array", items: { enum: [0, 1, 2, 3] } },
+      },
+      required: ["minimum"],
+      additionalProperties: false,
+    });
+    expect((callableParameters(normalized).properties as Record<string, unknown>)["place"]).toEqual({ type: "string" });
   });
 
   it("turns anyOf of simple types into a type list or oneOf, and nullable fields into a null alternative", () => {

@@ -121,6 +121,24 @@ describe("LlamaChatModel on SmolLM2-135M", () => {
     }
   }, prompts.length * PER_PROMPT_TIMEOUT_MS);
 
+  it("holds a bounded integer argument to its range while decoding, where the model asks for far more", async () => {
+    const input = z.object({ count: z.number().int().min(1).max(10) });
+    const parameters = z.toJSONSchema(input, { io: "input" }) as Record<string, unknown>;
+    delete parameters.$schema;
+    const skip: ToolSpec = { name: "skip_track", description: "Skip songs in the playing queue.", parameters };
+    const written: unknown[] = [];
+    for (const [index, prompt] of ["Skip 500000 songs.", "Skip 2026 tracks please", "skip a million songs"].entries()) {
+      const result = await model.generate({ messages: [{ role: "user", content: prompt }], tools: [skip], toolChoice: "required", maxTokens: 40, temperature: 1, seed: index + 1 }).result;
+      expect(result.toolCalls.length, prompt).toBe(1);
+      written.push(result.toolCalls[0]!.arguments);
+      expect(input.safeParse(result.toolCalls[0]!.arguments).success, `${prompt} -> ${JSON.stringify(result.toolCalls[0]!.arguments)}`).toBe(true);
+    }
+    // Only the grammar knows the bounds: the prompt is the one an unbounded count gives.
+    const unbounded: ToolSpec = { ...skip, parameters: { type: "object", properties: { count: { type: "integer" } }, required: ["count"], additionalProperties: false } };
+    const messages = [{ role: "user" as const, content: "Skip" }];
+    expect(model.promptTokens({ messages, tools: [skip] })).toEqual(model.promptTokens({ messages, tools: [unbounded] }));
+  }, 3 * PER_PROMPT_TIMEOUT_MS);
+
   it("calls the named tool when the choice names one, and only writes text under tool choice none", async () => {
     const named = await model.generate({
       messages: [{ role: "user", content: "It is sunny today." }],

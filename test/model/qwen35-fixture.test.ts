@@ -124,11 +124,14 @@ describe("the Qwen 3.5 fixture", () => {
     }
   }, TIMEOUT_MS);
 
-  it("types array and object arguments by their schema (items, bounds, properties, enums) under random weights", async () => {
+  it("types array and object arguments by their schema (items, bounds, properties, enums, integer ranges) under random weights", async () => {
     const input = z.object({
       tags: z.array(z.enum(["red", "blue"])).min(1).max(3),
       spot: z.object({ x: z.number().int(), y: z.number().int(), mark: z.enum(["pin", "flag"]).optional() }),
       sizes: z.array(z.number().int()).max(2).optional(),
+      // Random weights write any digits; the grammar lists a small range's values.
+      zoom: z.number().int().min(1).max(12),
+      layers: z.array(z.number().int().min(0).max(3)).min(1).max(2),
     });
     const parameters = z.toJSONSchema(input, { io: "input" }) as Record<string, unknown>;
     delete parameters.$schema;
