@@ -12,6 +12,7 @@ const BENCHMARKS: Record<string, (argv: string[]) => Promise<number>> = {
   cache: async (argv) => (await import("./cache.js")).runCacheBench(argv),
   serve: async (argv) => (await import("./serve.js")).runServeBench(argv),
   peer: async (argv) => (await import("./peer.js")).runPeerBench(argv),
+  grammar: async (argv) => (await import("./grammar.js")).runGrammarBench(argv),
 };
 
 export async function runBench(argv: readonly string[]): Promise<number> {
