@@ -3,7 +3,7 @@ import { findCatalogEntry, SMOLLM2_ID } from "../src/model/catalog.js";
 import { LlamaChatModel } from "../src/model/llama-chat-model.js";
 import { bestPresentModel, ensureModelFile } from "../src/model/resolve.js";
 import type { JsonSchema, ToolSpec } from "../src/model/types.js";
-import { option, positiveInteger } from "./options.js";
+import { median, option, positiveInteger } from "./options.js";
 
 /**
  * `npm run bench -- grammar [--json] [--model M] [--threads N] [--rounds N]`
@@ -64,11 +64,6 @@ async function measure(model: LlamaChatModel, variant: Variant, bounded: boolean
   figures.msPerOutputToken.push(elapsed / Math.max(1, result.usage.outputTokens));
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((first, second) => first - second);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 export function formatGrammarBenchTable(modelId: string, threads: number, rows: Array<{ variant: string; bounded: CallFigures; unbounded: CallFigures }>): string {
   const lines = [

@@ -2,7 +2,7 @@ import { fork } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { LlamaChatSession, getLlama, LlamaLogLevel } from "node-llama-cpp";
 import { errorMessage } from "../src/errors.js";
-import { option, positiveInteger } from "./options.js";
+import { median, option, positiveInteger } from "./options.js";
 import { ensureModelFile, bestPresentModel } from "../src/model/resolve.js";
 import { SMOLLM2_ID } from "../src/model/catalog.js";
 import { LlamaChatModel } from "../src/model/llama-chat-model.js";
@@ -138,11 +138,6 @@ function runWorker(request: WorkerRequest): Promise<ModelBenchFigures> {
   });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((first, second) => first - second);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 function medianFigures(runs: ModelBenchFigures[]): ModelBenchFigures {
   const keys = Object.keys(runs[0]!) as Array<keyof ModelBenchFigures>;

@@ -16,3 +16,11 @@ export function positiveInteger(value: string | undefined, name: string, fallbac
   if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidInputError(`${name} must be a whole number of at least 1, not "${value}".`);
   return parsed;
 }
+
+/** The median of a list (the mean of the middle two for an even count; 0 for none). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((first, second) => first - second);
+  if (sorted.length === 0) return 0;
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}

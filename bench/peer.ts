@@ -15,6 +15,7 @@ import { PeerClient } from "../src/peer/peer-client.js";
 import { PeerServer } from "../src/peer/peer-server.js";
 import { assembleRuntime } from "../src/runtime.js";
 import { openTestProfile, ScriptedModel } from "../src/testing/index.js";
+import { median } from "./options.js";
 
 /**
  * `npm run bench -- peer [--json] [--threads N] [--runs N]`
@@ -74,12 +75,6 @@ export interface PeerBenchFigures {
   concurrent: { devices: number; turns: number; wallMs: number; turnsPerSecond: number; oneDeviceTurnsPerSecond: number };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((first, second) => first - second);
-  if (sorted.length === 0) return 0;
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-}
 
 async function playJob(model: ChatModel): Promise<string> {
   const profile = openTestProfile();

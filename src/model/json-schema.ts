@@ -387,18 +387,7 @@ export const droppedSchemaKeywords: ReadonlySet<string> = DROPPED_KEYWORDS;
  * the grammar close the string and the call.
  */
 export function limitFreeStrings(schema: JsonSchema, maxLength: number): JsonSchema {
-  const visit = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(visit);
-    if (typeof value !== "object" || value === null) return value;
-    const record = value as Record<string, unknown>;
-    const result: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(record)) {
-      result[key] = key === "enum" || key === "const" ? child : visit(child);
-    }
-    if (record.type === "string" && record.maxLength === undefined && record.format === undefined) result.maxLength = maxLength;
-    return result;
-  };
-  return visit(schema) as JsonSchema;
+  return mapSchemaNodes(schema, (node) => (node.type === "string" && node.maxLength === undefined && node.format === undefined ? { ...node, maxLength } : node));
 }
 
 /** What a model writes to close a call, in every format botpsy knows. */
