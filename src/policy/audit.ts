@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { BotpsyError } from "../errors.js";
 import type { Store } from "../store/store.js";
 import { canonicalJson, migratePolicyTables } from "./schema.js";
@@ -345,13 +345,20 @@ export class AuditLog {
       );
     }
     const key = randomBytes(32);
+    // Written whole under a name of its own, then linked into place: the link
+    // fails if the key exists, and a process opening the profile at the same
+    // moment never reads a key file that is still empty.
+    const pending = `${path}.${process.pid}.${randomBytes(4).toString("hex")}`;
+    writeFileSync(pending, `${key.toString("hex")}\n`, { mode: 0o600, flag: "wx" });
     try {
-      writeFileSync(path, `${key.toString("hex")}\n`, { mode: 0o600, flag: "wx" });
+      linkSync(pending, path);
       return { key, created: true };
     } catch (error) {
       // Another process made it first: use that one.
       if ((error as NodeJS.ErrnoException).code === "EEXIST") return { key: read(), created: false };
       throw error;
+    } finally {
+      rmSync(pending, { force: true });
     }
   }
 
