@@ -10,7 +10,8 @@ import { ToolBox } from "../tools/toolbox.js";
 import type { ArgumentPruningOptions } from "./argument-pruning.js";
 import type { CallEnvironment } from "./call-execution.js";
 import { ApprovalStore } from "../policy/approvals.js";
-import { gateInputFor, planCalls } from "./call-planning.js";
+import { ungroundedAnswerOf } from "./argument-grounding.js";
+import { gateInputFor, planCalls, UNGROUNDED_CODE } from "./call-planning.js";
 import type { CompactionOptions } from "./compaction.js";
 import { RiskGate } from "./default-gate.js";
 import { EventChannel } from "./event-channel.js";
@@ -99,6 +100,13 @@ export interface AgentOptions {
    * ones too) loop on a call that worked. Default true.
    */
   endRepeatedSuccess?: boolean;
+  /**
+   * Refuse a call whose values nothing in the conversation carries (the
+   * user's words, earlier results, the tool's own choices and defaults: see
+   * `argument-grounding.ts`); when every call of a turn guessed, the run ends
+   * asking the user for the values instead of acting on guesses. Default true.
+   */
+  argumentGrounding?: boolean;
 }
 
 export interface RunOptions {
@@ -351,6 +359,7 @@ export class Agent {
           guard,
           environment,
           earlierTurns: this.sessions.turns(state.sessionId),
+          argumentGrounding: this.options.argumentGrounding,
         });
         for (const plan of plans) emit({ type: "tool-call", call: plan.call, risk: this.toolbox.get(plan.call.name)?.risk, step });
         const asks = plans.flatMap((plan) => (plan.kind === "ask" ? [plan.request] : []));
@@ -361,6 +370,14 @@ export class Agent {
           return finish("awaiting_approval", reply.text.trim());
         }
         await executePlans(state, plans, step, execution);
+        // Every call of the turn guessed values the user never gave: ask for them rather than go on guessing.
+        const guessed = plans.every((plan) => plan.kind === "resolved" && plan.outcome.error?.code === UNGROUNDED_CODE);
+        if (guessed) {
+          const answer = ungroundedAnswerOf(plans);
+          emit({ type: "text-delta", text: answer });
+          state.turnMessages.push({ role: "assistant", content: answer });
+          return finish(resolveFinalAnswer(state, answer).stopReason, answer);
+        }
       }
     } catch (error) {
       const code = error instanceof BotpsyError ? error.code : "agent_failed";

@@ -3,9 +3,10 @@ import { argumentBoundsProblem } from "../model/argument-bounds.js";
 import type { ChatMessage, ToolCall } from "../model/types.js";
 import type { GateInput, GateVerdict, PermissionGate } from "../policy/types.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
-import type { Risk, Tool } from "../tools/tool.js";
+import { toolSpec, type Risk, type Tool } from "../tools/tool.js";
 import type { ToolBox } from "../tools/toolbox.js";
 import { invalidArgumentsMessage, previewCallChecked, type CallEnvironment } from "./call-execution.js";
+import { ungroundedArguments, ungroundedMessage } from "./argument-grounding.js";
 import { groundCallDates } from "./date-grounding.js";
 import { REPEATED_CALL_MESSAGE, type RepeatedFailureGuard } from "./repeated-calls.js";
 import { provenanceOf, type CallPlan, type RunState } from "./run-state.js";
@@ -17,6 +18,8 @@ export interface CallPlanningContext {
   environment: CallEnvironment;
   /** The session's finished turns (their user messages are the user's words too). */
   earlierTurns: ChatMessage[][];
+  /** Refuse calls whose values nothing in the conversation carries (`argument-grounding.ts`). Default true. */
+  argumentGrounding?: boolean;
 }
 
 /**
@@ -70,7 +73,7 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
     }
     // A day or time that contradicts the request's own words is corrected, or sent back to the model.
     const grounding = groundCallDates(written, state.request, { now: profile.environment.now(), timeZone: profile.environment.timeZone });
-    const call = grounding.call;
+    let call = grounding.call;
     if (grounding.kind === "contradiction") {
       plans.push({ kind: "resolved", call, outcome: { status: "error", error: grounding.error } });
       continue;
@@ -92,6 +95,20 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
         outcome: { status: "error", error: { code: "invalid_arguments", message: invalidArgumentsMessage(tool, parsed.error) } },
       });
       continue;
+    }
+    if (context.argumentGrounding !== false && call.name !== FIND_TOOLS_NAME) {
+      const parameters = toolSpec(tool).parameters;
+      const guessed = ungroundedArguments(call.arguments, parameters, groundingSourceOf(state, context.earlierTurns));
+      const required = new Set(Array.isArray(parameters.required) ? parameters.required : []);
+      const topLevel = (path: string): string => /^[^.[]*/.exec(path)![0];
+      const dropped = new Set(guessed.map((value) => topLevel(value.path)));
+      // Only optional values guessed: the call runs without them, on the tool's defaults, as if pruning had kept them out.
+      const kept = Object.fromEntries(Object.entries(call.arguments).filter(([name]) => !dropped.has(name)));
+      if (guessed.some((value) => required.has(topLevel(value.path))) || (guessed.length > 0 && !tool.input.safeParse(kept).success)) {
+        plans.push({ kind: "resolved", call, outcome: { status: "error", error: { code: UNGROUNDED_CODE, message: ungroundedMessage(call.name, guessed) } }, guessed });
+        continue;
+      }
+      if (guessed.length > 0) call = { ...call, arguments: kept };
     }
     let verdict: GateVerdict;
     try {
@@ -120,6 +137,17 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
     plans.push({ kind: "run", call, reason: verdict.reason });
   }
   return plans;
+}
+
+/** The error code of a call refused because it guessed values the conversation does not carry. */
+export const UNGROUNDED_CODE = "ungrounded_arguments";
+
+/** What a call's values may come from: the user's words, this run's results, the session's earlier turns. */
+export function groundingSourceOf(state: RunState, earlierTurns: readonly (readonly ChatMessage[])[]): { userText: string; results: string[] } {
+  const results: string[] = [];
+  for (const message of earlierTurns.flat()) if (message.role !== "user" && message.role !== "system") results.push(message.content);
+  for (const message of state.turnMessages) if (message.role === "tool") results.push(message.content);
+  return { userText: userTextOf(state, earlierTurns), results };
 }
 
 /** What the model is told when it names a tool that does not exist: the tools it may use instead. */

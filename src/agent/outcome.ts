@@ -116,6 +116,13 @@ export function judgeRun(outcome: AgentOutcome, request: string, options: { maxA
     return verdict("refused", `The permission rules refused ${names(blocked)} (${why}); nothing was changed.`, `Not done: ${why}.`);
   }
 
+  // The run stopped to ask for values the request does not give (argument grounding): not served, and the answer says what is missing.
+  const guessed = work.at(-1);
+  if (succeeded.length === 0 && guessed?.error?.code === "ungrounded_arguments") {
+    const reason = `Not done: ${guessed.call.name} needs values the request does not give; botpsy asked for them instead of guessing.`;
+    return verdict("failed", reason, outcome.answer.trim() === "" ? reason : outcome.answer.trim());
+  }
+
   if (requestKind === "effect") {
     if (effects.length === 0) {
       const tried = work.filter((record) => record.risk !== "read");

@@ -2,13 +2,20 @@ import { z } from "zod";
 import { emptyUsage, type ChatMessage, type ToolCall, type Usage } from "../model/types.js";
 import type { RunApproval, RunProvenance, ToolOutcome, UntrustedContent } from "../policy/types.js";
 import { RISKS } from "../tools/tool.js";
+import type { UngroundedValue } from "./argument-grounding.js";
 import type { ApprovalRequest, CallRecord } from "./types.js";
 
 /** What the agent decided to do with one call of a model turn, before running any. */
 export type CallPlan =
   | { kind: "run"; call: ToolCall; reason?: string }
   | { kind: "ask"; call: ToolCall; request: ApprovalRequest }
-  | { kind: "resolved"; call: ToolCall; outcome: Exclude<ToolOutcome, { status: "ok" }> };
+  | {
+      kind: "resolved";
+      call: ToolCall;
+      outcome: Exclude<ToolOutcome, { status: "ok" }>;
+      /** For a call refused as ungrounded: the values it guessed (`argument-grounding.ts`). */
+      guessed?: UngroundedValue[];
+    };
 
 /**
  * Everything needed to continue a run, as JSON: saved in the store when a run
@@ -66,6 +73,7 @@ const planSchema = z.discriminatedUnion("kind", [
     kind: z.literal("resolved"),
     call: toolCallSchema,
     outcome: z.object({ status: z.enum(["error", "declined", "skipped"]), error: errorSchema }),
+    guessed: z.array(z.object({ path: z.string(), value: z.union([z.string(), z.number()]) })).optional(),
   }),
 ]);
 const count = z.number().int().nonnegative();

@@ -25,8 +25,8 @@ export interface TurnPreparationOptions {
 
 /** Failures after which the model is no longer held to a call: it should tell the user what went wrong. */
 const MAX_RECOVERY_TURNS = 2;
-/** Failures no call of the model can fix: a stop, a timeout, a tool's own crash. */
-const UNRECOVERABLE = new Set(["aborted", "tool_timeout", "tool_failed"]);
+/** Failures no call of the model can fix: a stop, a timeout, a tool's own crash, values only the user can give. */
+const UNRECOVERABLE = new Set(["aborted", "tool_timeout", "tool_failed", "ungrounded_arguments"]);
 
 /**
  * The tool choice of the turn after a failed call, when the failure says how

@@ -22,6 +22,8 @@ export interface HarnessSettings {
   recovery?: "on" | "off";
   /** End the run when a turn only repeats calls that just succeeded (`endRepeatedSuccess`): "end" (default) or "run". */
   repeats?: "end" | "run";
+  /** Refuse calls whose values nothing in the conversation carries (`argumentGrounding`): "on" (default) or "off". */
+  grounding?: "on" | "off";
 }
 
 const KEYS = {
@@ -32,6 +34,7 @@ const KEYS = {
   "compose-answers": ["on", "off"],
   recovery: ["on", "off"],
   repeats: ["end", "run"],
+  grounding: ["on", "off"],
 } as const;
 
 /** The switches whose value is one of the names in `KEYS`, and the setting each one sets. */
@@ -42,6 +45,7 @@ const NAMED_VALUE_FIELDS = {
   "compose-answers": "composeAnswers",
   recovery: "recovery",
   repeats: "repeats",
+  grounding: "grounding",
 } as const satisfies Partial<Record<keyof typeof KEYS, keyof HarnessSettings>>;
 
 function usage(): string {
@@ -79,6 +83,7 @@ export function harnessAgentOptions(harness: HarnessSettings | undefined): Runti
     ...(harness.composeAnswers !== undefined ? { composeUnreadableAnswers: harness.composeAnswers === "on" } : {}),
     ...(harness.recovery !== undefined ? { recoveryRouting: harness.recovery === "on" } : {}),
     ...(harness.repeats !== undefined ? { endRepeatedSuccess: harness.repeats === "end" } : {}),
+    ...(harness.grounding !== undefined ? { argumentGrounding: harness.grounding === "on" } : {}),
   };
 }
 

@@ -77,7 +77,7 @@ describe("the agent loop", () => {
       },
       "Done.",
     ]);
-    const outcome = await new Agent({ model, profile }).run("look up two words and add two notes").outcome;
+    const outcome = await new Agent({ model, profile }).run("look up alpha and beta (150 ms each) and add two notes: first, second").outcome;
     expect(outcome.stopReason).toBe("answered");
     expect(outcome.calls.map((record) => record.status)).toEqual(["ok", "ok", "ok", "ok"]);
     const [alpha, beta] = [callLog.find((entry) => entry.name === "alpha")!, callLog.find((entry) => entry.name === "beta")!];
@@ -102,7 +102,7 @@ describe("the agent loop", () => {
       "Sorry, the printer is offline.",
     ]);
     const events: AgentEvent[] = [];
-    const run = new Agent({ model, profile }).run("print my notes");
+    const run = new Agent({ model, profile }).run("print my notes on the office printer");
     for await (const event of run) events.push(event);
     const outcome = await run.outcome;
 
@@ -125,7 +125,7 @@ describe("the agent loop", () => {
     // A new note each step (a call that only repeats the one before would end the run: endRepeatedSuccess).
     let added = 0;
     const model = new ScriptedModel([() => ({ toolCalls: [{ name: "add_note", arguments: { text: `again ${++added}` } }] })], { whenExhausted: "repeat-last" });
-    const outcome = await new Agent({ model, profile, maxSteps: 3 }).run("keep adding notes").outcome;
+    const outcome = await new Agent({ model, profile, maxSteps: 3, argumentGrounding: false }).run("keep adding notes").outcome;
     expect(outcome.stopReason).toBe("step_limit");
     expect(outcome.steps).toBe(3);
     expect(outcome.error?.code).toBe("step_limit");
@@ -173,7 +173,7 @@ describe("the agent loop", () => {
       { toolCalls: [{ name: "add_note", arguments: { text: "after" } }] },
       "Done.",
     ]);
-    const outcome = await new Agent({ model, profile }).run("try the slow tools").outcome;
+    const outcome = await new Agent({ model, profile, argumentGrounding: false }).run("try the slow tools").outcome;
     expect(outcome.calls.map((record) => record.error?.code ?? record.status)).toEqual(["tool_timeout", "tool_timeout", "ok"]);
     expect(outcome.calls[0]!.error!.message).toContain("80 ms");
     expect(notesOf(profile)).toEqual([{ id: "note-1", text: "after" }]);
@@ -193,7 +193,7 @@ describe("the agent loop", () => {
   it("stops when aborted during a tool call, and runs nothing after", async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: "slow_lookup", arguments: { word: "long", delayMs: 3_000 } }] }, { toolCalls: [{ name: "add_note", arguments: { text: "never" } }] }]);
     const controller = new AbortController();
-    const run = new Agent({ model, profile }).run("look up", { signal: controller.signal });
+    const run = new Agent({ model, profile }).run("look up long words, take 3000 ms", { signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     const outcome = await run.outcome;
     expect(outcome.stopReason).toBe("aborted");

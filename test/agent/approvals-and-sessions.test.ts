@@ -93,7 +93,7 @@ describe("approvals", () => {
   it("runs the allowed calls of a paused turn only after the decision, in order", async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: "add_note", arguments: { text: "draft" } }, sendCall] }, "Done."]);
     const agent = new Agent({ model, profile });
-    const paused = await agent.run("write and send").outcome;
+    const paused = await agent.run("write a draft note and send Frank: see you at 3").outcome;
     expect(notesOf(profile)).toEqual([]);
     const resumed = await agent.resume(paused.runId, [{ requestId: paused.pendingApprovals[0]!.id, approved: true }]).outcome;
     expect(resumed.calls.map((record) => [record.call.name, record.status])).toEqual([
@@ -106,19 +106,19 @@ describe("approvals", () => {
   it("remembers a session-wide approval for later calls of that tool in the session only", async () => {
     const model = new ScriptedModel([{ toolCalls: [sendCall] }, "Sent.", { toolCalls: [sendCall] }, "Sent again.", { toolCalls: [sendCall] }]);
     const agent = new Agent({ model, profile });
-    const paused = await agent.run("send Frank a note", { sessionId: "kitchen" }).outcome;
+    const paused = await agent.run("send Frank: see you at 3", { sessionId: "kitchen" }).outcome;
     await agent.resume(paused.runId, [{ requestId: paused.pendingApprovals[0]!.id, approved: true, scope: "session" }]).outcome;
     const second = await agent.run("send it again", { sessionId: "kitchen" }).outcome;
     expect(second.stopReason).toBe("answered");
     expect(outboxOf(profile)).toHaveLength(2);
-    const otherSession = await agent.run("send it once more", { sessionId: "garden" }).outcome;
+    const otherSession = await agent.run("send Frank once more: see you at 3", { sessionId: "garden" }).outcome;
     expect(otherSession.stopReason).toBe("awaiting_approval");
   });
 
   it("rejects decisions that do not match the pending requests", async () => {
     const model = new ScriptedModel([{ toolCalls: [sendCall] }]);
     const agent = new Agent({ model, profile });
-    const paused = await agent.run("send", { sessionId: "s1" }).outcome;
+    const paused = await agent.run("send Frank: see you at 3", { sessionId: "s1" }).outcome;
     expect(() => agent.resume(paused.runId, [])).toThrow(/Decide every request/);
     expect(() => agent.resume(paused.runId, [{ requestId: "nope", approved: true }])).toThrow(/no approval request "nope"/);
     expect(() => agent.resume("run-missing", [])).toThrow(/There is no run/);

@@ -182,7 +182,7 @@ describe("argument pruning in the agent", () => {
 
   it("still validates against the whole input schema: a pruned parameter the model writes anyway is accepted", async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: "set_alarm", arguments: { time: "7", label: "Gym" } }] }, "Alarm set."]);
-    const outcome = await new Agent({ model, profile, toolbox: new ToolBox([alarmTool]) }).run("Set an alarm for 7").outcome;
+    const outcome = await new Agent({ model, profile, toolbox: new ToolBox([alarmTool]) }).run("Set an alarm for 7, call it Gym").outcome;
     expect(outcome.calls[0]).toMatchObject({ status: "ok", result: { id: "alarm-1", time: "7", label: "Gym" } });
   });
 });

@@ -278,6 +278,7 @@ describe("call planning", () => {
       guard: new RepeatedFailureGuard(),
       environment: environment(),
       earlierTurns: [],
+      argumentGrounding: false,
     });
     expect(plans[0]!.kind).toBe("ask");
     // The gate is told the run's unspent approvals and the calls made so far.

@@ -141,7 +141,7 @@ describe("the final answer in the agent", () => {
 
   it("composes nothing when no call succeeded: the run stays an abstention", async () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: "connect_printer", arguments: { name: "hall" } }] }, "<tool_response>{}</tool_response>"]);
-    const { outcome } = await runToEnd(new Agent({ model, profile }), "connect the printer");
+    const { outcome } = await runToEnd(new Agent({ model, profile }), "connect the hall printer");
     expect(outcome.stopReason).toBe("abstained");
     expect(outcome.answer).toBe("");
     expect(outcome.calls[0]!.status).toBe("error");

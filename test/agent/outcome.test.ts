@@ -31,6 +31,16 @@ describe("run outcomes", () => {
     expect(classifyRequest("Show me my alarms")).toBe("answer");
   });
 
+  it("does not count a run that stopped to ask for values it would have guessed as done, for a change or a question", () => {
+    const asked = "I did not run get_stock_price: your request does not give its symbol, and I will not guess it. Tell me the symbol, or ask me something else.";
+    const guessed = record("get_stock_price", "read", "error", { symbol: "AAPL" }, { code: "ungrounded_arguments", message: 'Not run: the user never gave symbol ("AAPL")' });
+    const question = judgeRun(outcome({ stopReason: "abstained", answer: asked, calls: [guessed] }), "What is the stock trading at?");
+    expect(question).toMatchObject({ outcome: "failed", exitCode: 1, answer: asked });
+    expect(question.reason).toBe("Not done: get_stock_price needs values the request does not give; botpsy asked for them instead of guessing.");
+    const change = judgeRun(outcome({ stopReason: "abstained", answer: asked, calls: [{ ...guessed, risk: "write" }] }), "Buy some shares");
+    expect(change).toMatchObject({ outcome: "failed", answer: asked });
+  });
+
   it("finishes a change only when a call that changes something succeeded; find_tools never counts", () => {
     const set = record("set_alarm", "write", "ok", { time: "07:00" });
     const finished = judgeRun(outcome({ answer: "Your alarm is set for 7:00.", calls: [record("find_tools", "read", "ok"), set] }), "Set an alarm for 7 am");

@@ -23,6 +23,15 @@ function settings(maxSteps = 20): EvalSettings {
   return { suite: "bfcl", model: { id: "test" }, options: { thinking: "off", seed: 1, temperature: 0, maxSteps, maxTokens: 512 }, botpsyVersion: "test" };
 }
 
+/**
+ * Settings for GroundTruthModel runs: the ground truth knows the case's hidden state (a file
+ * it never listed, a user id), which argument grounding rightly refuses from a model.
+ */
+function oracleSettings(): EvalSettings {
+  const base = settings();
+  return { ...base, options: { ...base.options, harness: { grounding: "off" } } };
+}
+
 function caseOptions(model: ChatModel): RunBfclCaseOptions {
   return { model, agentFactory: botpsyAgentFactory, settings: settings() };
 }
@@ -52,7 +61,7 @@ describe("BFCL through the agent", () => {
 
   it("scores every multi-turn base case whose ground truth fits its documents, in the shared case pool", { timeout: 120_000 }, async () => {
     const out = join(directory, "multi-turn.jsonl");
-    const summary = await runBfclSuite({ categories: ["multi_turn_base"], model: modelFor(["multi_turn_base"]), settings: settings(), out, concurrency: 4, progress: false });
+    const summary = await runBfclSuite({ categories: ["multi_turn_base"], model: modelFor(["multi_turn_base"]), settings: oracleSettings(), out, concurrency: 4, progress: false });
     expect(summary.results).toHaveLength(200);
     // multi_turn_base_173's ground truth gives close_ticket a text id where its document declares an
     // integer: the agent refuses that call before it runs, as the call grammar would stop a real model.
@@ -86,7 +95,7 @@ describe("BFCL through the agent", () => {
   it("scores single-turn categories with the AST checker and irrelevance as an abstention", async () => {
     const out = join(directory, "single.jsonl");
     const categories = ["simple_python", "multiple", "parallel", "irrelevance"];
-    const summary = await runBfclSuite({ categories, model: modelFor(categories), settings: settings(), out, limit: 10, progress: false });
+    const summary = await runBfclSuite({ categories, model: modelFor(categories), settings: oracleSettings(), out, limit: 10, progress: false });
     expect(summary.results).toHaveLength(40);
     expect(summary.results.filter((result) => !result.success).map((result) => result.caseId)).toEqual([]);
     const simple = summary.results.find((result) => result.group === "simple_python")!;

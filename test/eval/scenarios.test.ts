@@ -7,6 +7,7 @@ import { groundTruthTurns } from "../../src/eval/ground-truth.js";
 import { settingsKey, type EvalSettings } from "../../src/eval/results.js";
 import { runScenario } from "../../src/eval/runner.js";
 import { loadScenarioFile, loadScenarios, SCENARIO_GROUPS } from "../../src/eval/scenario.js";
+import { readSplitFile, splitFilePath } from "../../src/eval/splits.js";
 import { suiteDirectory } from "../../src/eval/suites.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 
@@ -70,13 +71,16 @@ describe("the apps suite", () => {
   });
 
   it("every scenario is solved by its own ground truth on the real apps", { timeout: 600_000 }, async () => {
+    // The ground truth knows the profile's state without looking it up (an id, the fuel that fits),
+    // which argument grounding rightly refuses from a model: it is off here, and measured below.
+    const oracle: EvalSettings = { ...settings, options: { ...settings.options, harness: { grounding: "off" } } };
     const failures: string[] = [];
     for (const scenario of scenarios) {
       const result = await runScenario(scenario, {
         model: () => new ScriptedModel(groundTruthTurns(scenario).flat()),
         agentFactory: botpsyAgentFactory,
-        settings,
-        settingsKey: settingsKey(settings),
+        settings: oracle,
+        settingsKey: settingsKey(oracle),
       });
       if (!result.success) {
         const why = result.error?.message ?? result.checks.filter((check) => !check.passed).map((check) => check.detail).join("; ");
@@ -84,5 +88,21 @@ describe("the apps suite", () => {
       }
     }
     expect(failures).toEqual([]);
+  });
+  it("argument grounding refuses no ground-truth call of the dev split, where its rules were chosen", { timeout: 600_000 }, async () => {
+    const dev = new Set(readSplitFile(splitFilePath("apps")).dev);
+    const refused: string[] = [];
+    for (const scenario of scenarios.filter((candidate) => dev.has(candidate.id))) {
+      const result = await runScenario(scenario, {
+        model: () => new ScriptedModel(groundTruthTurns(scenario).flat()),
+        agentFactory: botpsyAgentFactory,
+        settings,
+        settingsKey: settingsKey(settings),
+      });
+      const guessed = result.calls.filter((call) => call.errorCode === "ungrounded_arguments");
+      if (guessed.length > 0 || !result.success) refused.push(`${scenario.id}: ${guessed.map((call) => `${call.name}${JSON.stringify(call.arguments)}`).join(", ")}`);
+    }
+    expect(dev.size).toBe(151);
+    expect(refused).toEqual([]);
   });
 });

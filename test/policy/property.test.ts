@@ -80,7 +80,7 @@ describe("property: the gate is never bypassed", () => {
           try {
             const safety = createSafetyLayer(profile, { policy: Policy.fromJson(policyFile) });
             const script: ScriptedTurn[] = [...turns.map((calls) => ({ toolCalls: calls.map((call) => ({ name: call.name, arguments: { ...call.arguments } })) })), "Finished."];
-            const agent = new Agent({ model: new ScriptedModel(script, { whenExhausted: "repeat-last" }), profile, ...safety.agentOptions, maxSteps: 20 });
+            const agent = new Agent({ model: new ScriptedModel(script, { whenExhausted: "repeat-last" }), profile, ...safety.agentOptions, maxSteps: 20, argumentGrounding: false });
             let outcome = await finish(agent.run("Tidy up my phone and tell Maria hello"));
             let answerIndex = 0;
             while (outcome.stopReason === "awaiting_approval") {

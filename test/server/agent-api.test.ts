@@ -243,7 +243,7 @@ describe("agent API, reattaching to a run's events", () => {
     expect(whole.map((event) => event.id)).toEqual(whole.map((_, index) => index));
     expect(whole.filter((event) => event.event === "done")).toHaveLength(2);
 
-    const second = parseSse(await (await fetch(`${url}/v1/agent/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ request: "Text Frank again" }) })).text());
+    const second = parseSse(await (await fetch(`${url}/v1/agent/runs`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ request: "Text Frank again: I'm on my way" }) })).text());
     const secondId = (second[0]!.data as { runId: string }).runId;
     await stop();
     url = await serveAgent([]);

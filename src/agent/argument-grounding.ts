@@ -1,0 +1,205 @@
+/**
+ * Whether the values of a call come from somewhere. A sub-billion model
+ * asked something no offered tool serves still fills the tool's parameters:
+ * a symbol, a name, a count out of nowhere (`get_stock_price{symbol: "AAPL"}`
+ * for a question about a recipe). Such a call must not run: it acts on
+ * values the user never gave (an optional value guessed is only left out:
+ * the call runs on the tool's default, as argument pruning would have had
+ * it). A value is grounded when the conversation
+ * carries it: the user's words (this request and the session's earlier
+ * ones), the results of calls already made, or the tool's own schema (a
+ * choice of an enum, a default). The check is lenient on purpose: it catches
+ * values with no word in common with any of that, not wrong arithmetic.
+ *
+ * What counts as carried:
+ * - a string found whole in the evidence, or with a word (three letters or
+ *   more, the ToolBox's terms, a word starting the other counts) found in it
+ *   and every figure it holds carried as a number (below); a string of stop
+ *   words or signs only says nothing and passes;
+ * - dates and times are left to `date-grounding.ts`, which resolves the
+ *   request's own words against the clock, and ids ("alarm-3") to the tool
+ *   that hands them out, which answers a wrong one with its own error;
+ * - a number the evidence writes (figures or words up to a thousand) or
+ *   implies ("an hour" is 60, "a week" 7, "all the way up" 100), that number
+ *   times or divided by 60, 100 or 1000 (minutes and hours, percent, units),
+ *   and 0 and 1 always;
+ * - booleans, nulls and values the schema itself lists (enum, const,
+ *   default, or a default its descriptions name).
+ */
+import type { JsonSchema } from "../model/types.js";
+import { normaliseTerm, splitWords } from "../tools/toolbox.js";
+
+export interface GroundingEvidence {
+  /** The user's words: this request and the session's earlier requests. */
+  userText: string;
+  /** What earlier calls returned (tool results) and earlier turns' summaries. */
+  results: readonly string[];
+}
+
+export interface UngroundedValue {
+  /** Where in the arguments: `symbol`, `items[1]`, `address.city`. */
+  path: string;
+  value: string | number;
+}
+
+const ISO_DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$|^([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?(\s?[ap]\.?m\.?)?$/i;
+const NUMBER_IN_TEXT = /-?\d[\d,]*(?:\.\d+)?|-?\.\d+/g;
+const UNIT_FACTORS = [60, 100, 1000];
+
+const NUMBER_WORDS: Record<string, number> = {
+  zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
+  eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
+  nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
+  hundred: 100, thousand: 1000, dozen: 12, half: 0.5, quarter: 0.25, twice: 2, double: 2, triple: 3, once: 1,
+  first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10,
+};
+
+/**
+ * Quantities words imply without a figure: "a free hour" is 60 minutes,
+ * "next week" 7 days, "all the way up" or "max" the top of a 0–100 scale.
+ */
+const IMPLIED_NUMBERS: Record<string, readonly number[]> = {
+  minute: [60], hour: [60], day: [24], week: [7], weekly: [7], fortnight: [14], month: [30, 31], monthly: [30], year: [365, 12],
+  yearly: [12], max: [100], maximum: [100], full: [100], fully: [100], loudest: [100], brightest: [100], way: [100],
+};
+
+/** Ids a tool hands out ("alarm-3", "msg_12", a UUID): the tool that owns them says when one is wrong, so they are its to judge. */
+const IDENTIFIER = /^[a-z]+(?:[-_][a-z]+)*[-_]\d+$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The evidence read once per call: its terms, its numbers, its text in lower case. */
+interface Evidence {
+  terms: Set<string>;
+  numbers: Set<number>;
+  text: string;
+}
+
+function termsOf(text: string): string[] {
+  const terms: string[] = [];
+  for (const word of splitWords(text)) {
+    const term = normaliseTerm(word);
+    if (term !== null && term.length >= 3) terms.push(term);
+  }
+  return terms;
+}
+
+function numbersOf(text: string): number[] {
+  const numbers: number[] = [];
+  for (const [written] of text.matchAll(NUMBER_IN_TEXT)) {
+    const value = Number(written.replace(/,/g, ""));
+    if (Number.isFinite(value)) numbers.push(value, Math.abs(value));
+  }
+  for (const word of splitWords(text)) {
+    const lower = word.toLowerCase();
+    const value = NUMBER_WORDS[lower];
+    if (value !== undefined) numbers.push(value);
+    numbers.push(...(IMPLIED_NUMBERS[lower] ?? IMPLIED_NUMBERS[normaliseTerm(lower) ?? ""] ?? []));
+  }
+  return numbers;
+}
+
+/** Values a schema lists as acceptable on its own: enum and const members, defaults, defaults its descriptions name. */
+function schemaValues(schema: unknown, into: Set<string>): void {
+  if (Array.isArray(schema)) {
+    for (const item of schema) schemaValues(item, into);
+    return;
+  }
+  if (typeof schema !== "object" || schema === null) return;
+  const node = schema as Record<string, unknown>;
+  if (Array.isArray(node.enum)) for (const member of node.enum) into.add(String(member).toLowerCase());
+  if ("const" in node) into.add(String(node.const).toLowerCase());
+  if ("default" in node && node.default !== undefined && typeof node.default !== "object") into.add(String(node.default).toLowerCase());
+  if (typeof node.description === "string") {
+    for (const match of node.description.matchAll(/\bdefaults?(?:\s+(?:value|is|to|of))*\s*[:=]?\s*['"`]?([^'"`,;)\n]+?)['"`]?(?=[.,;)\n]|$)/gi)) {
+      const named = match[1]?.trim().toLowerCase();
+      if (named) into.add(named);
+    }
+  }
+  for (const [key, value] of Object.entries(node)) if (key !== "enum" && key !== "const" && key !== "default" && typeof value === "object") schemaValues(value, into);
+}
+
+function relatesToEvidence(term: string, evidence: Evidence): boolean {
+  if (evidence.terms.has(term)) return true;
+  for (const known of evidence.terms) {
+    // "repeat" and "repeating", "mon" and "monday": one word starting the other.
+    const shorter = known.length < term.length ? known : term;
+    const longer = shorter === known ? term : known;
+    if (shorter.length >= 3 && longer.startsWith(shorter)) return true;
+  }
+  return false;
+}
+
+function numberGrounded(value: number, evidence: Evidence): boolean {
+  if (value === 0 || value === 1 || evidence.numbers.has(value) || evidence.numbers.has(Math.abs(value))) return true;
+  const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+  for (const known of evidence.numbers) {
+    for (const factor of UNIT_FACTORS) {
+      if (close(Math.abs(value), known * factor) || close(Math.abs(value), known / factor)) return true;
+    }
+  }
+  return false;
+}
+
+function stringGrounded(value: string, evidence: Evidence, listed: ReadonlySet<string>): boolean {
+  const trimmed = value.trim();
+  if (trimmed === "" || ISO_DATE_OR_TIME.test(trimmed) || IDENTIFIER.test(trimmed)) return true;
+  const lower = trimmed.toLowerCase();
+  if (listed.has(lower) || evidence.text.includes(lower)) return true;
+  if (/^-?\d[\d,]*(\.\d+)?$/.test(trimmed)) return numberGrounded(Number(trimmed.replace(/,/g, "")), evidence);
+  // Figures inside words must be carried too: "Room 7" for "book a room" guessed the 7.
+  const figures = [...trimmed.matchAll(NUMBER_IN_TEXT)].map(([written]) => Number(written.replace(/,/g, "")));
+  if (!figures.every((figure) => !Number.isFinite(figure) || numberGrounded(figure, evidence))) return false;
+  // Only figures, short words and signs: nothing else to judge.
+  const terms = termsOf(trimmed);
+  return terms.length === 0 || terms.some((term) => relatesToEvidence(term, evidence));
+}
+
+/** Builds the evidence of one call once; `check` then walks any number of argument sets. */
+export function groundingEvidence(source: GroundingEvidence): Evidence {
+  const text = [source.userText, ...source.results].join("\n");
+  return { terms: new Set(termsOf(text)), numbers: new Set(numbersOf(text)), text: text.toLowerCase() };
+}
+
+/**
+ * The values of `args` that nothing in the evidence or the tool's schema
+ * carries (see the module comment), with where they are; empty when the call
+ * is grounded.
+ */
+export function ungroundedArguments(args: Record<string, unknown>, parameters: JsonSchema, source: GroundingEvidence | Evidence): UngroundedValue[] {
+  const evidence = "userText" in source ? groundingEvidence(source) : source;
+  const listed = new Set<string>();
+  schemaValues(parameters, listed);
+  const found: UngroundedValue[] = [];
+  const walk = (value: unknown, path: string): void => {
+    if (typeof value === "string") {
+      if (!stringGrounded(value, evidence, listed)) found.push({ path, value });
+    } else if (typeof value === "number") {
+      if (!listed.has(String(value)) && !numberGrounded(value, evidence)) found.push({ path, value });
+    } else if (Array.isArray(value)) {
+      value.forEach((item, index) => walk(item, `${path}[${index}]`));
+    } else if (typeof value === "object" && value !== null) {
+      for (const [key, item] of Object.entries(value)) walk(item, path === "" ? key : `${path}.${key}`);
+    }
+  };
+  walk(args, "");
+  return found;
+}
+
+/** What the model's tool result says of a call that did not run for it. */
+export function ungroundedMessage(toolName: string, values: readonly UngroundedValue[]): string {
+  const listed = values.map((value) => `${value.path} (${JSON.stringify(value.value)})`).join(", ");
+  return `Not run: the user never gave ${listed}; ${toolName} was not called with a guessed value. Ask the user for it, or say that no tool fits the request.`;
+}
+
+/**
+ * The answer the user gets when every call of a turn guessed its values:
+ * what was not done and what is missing (the first call's, named by the
+ * parameters, not the guesses).
+ */
+export function ungroundedAnswerOf(plans: readonly { call: { name: string }; guessed?: readonly UngroundedValue[] }[]): string {
+  const plan = plans.find((candidate) => (candidate.guessed?.length ?? 0) > 0);
+  if (plan === undefined) return "I did not act: your request does not give the values the tools need. Tell me more, or ask me something else.";
+  const names = [...new Set(plan.guessed!.map((value) => value.path.replace(/\[\d+\]/g, "").replace(/[_.]+/g, " ")))];
+  const toolName = plan.call.name;
+  const what = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names.at(-1)!}`;
+  return `I did not run ${toolName}: your request does not give its ${what}, and I will not guess ${names.length === 1 ? "it" : "them"}. Tell me the ${what}, or ask me something else.`;
+}

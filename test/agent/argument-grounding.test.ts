@@ -1,0 +1,128 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { Agent } from "../../src/agent/agent.js";
+import { ungroundedAnswerOf, ungroundedArguments } from "../../src/agent/argument-grounding.js";
+import type { Profile } from "../../src/apps/profile.js";
+import type { JsonSchema } from "../../src/model/types.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { defineTool } from "../../src/tools/tool.js";
+import { ToolBox } from "../../src/tools/toolbox.js";
+import { callLog, notesOf, openNotesProfile, runCounts } from "./fixtures/notes-app.js";
+
+const stockSchema: JsonSchema = {
+  type: "object",
+  properties: {
+    symbol: { type: "string", description: "Ticker symbol, e.g. AAPL" },
+    exchange: { type: "string", enum: ["NYSE", "NASDAQ"] },
+    currency: { type: "string", description: "Currency code. Default is 'USD'." },
+    days: { type: "integer", default: 30 },
+  },
+  required: ["symbol"],
+};
+
+function guessed(args: Record<string, unknown>, userText: string, results: string[] = [], schema: JsonSchema = stockSchema): string[] {
+  return ungroundedArguments(args, schema, { userText, results }).map((value) => value.path);
+}
+
+describe("argument grounding", () => {
+  it("refuses a value nothing in the conversation carries, even one the description gives as an example", () => {
+    expect(guessed({ symbol: "AAPL" }, "How do I bake sourdough bread?")).toEqual(["symbol"]);
+    expect(guessed({ symbol: "Tesla" }, "What is Tesla trading at?")).toEqual([]);
+  });
+
+  it("takes a value from an earlier result, the user's earlier words, or the schema's own choices and defaults", () => {
+    expect(guessed({ symbol: "NVDA" }, "and the other one?", ['{"result":{"watchlist":["NVDA","AMD"]}}'])).toEqual([]);
+    expect(guessed({ symbol: "AMD", exchange: "NASDAQ", currency: "USD", days: 30 }, "price of AMD")).toEqual([]);
+    expect(guessed({ symbol: "AMD", currency: "EUR" }, "price of AMD")).toEqual(["currency"]);
+  });
+
+  it("matches words loosely: case, plurals, one word starting the other, a word inside a longer value", () => {
+    expect(guessed({ symbol: "Dentist appointment" }, "add the dentist on Friday")).toEqual([]);
+    expect(guessed({ symbol: "groceries" }, "what's on my grocery list")).toEqual([]);
+    expect(guessed({ symbol: "running late, be there soon" }, "tell Sam I'm running late")).toEqual([]);
+  });
+
+  it("reads numbers as figures, words, and the same quantity in minutes, percent or thousands", () => {
+    const schema: JsonSchema = { type: "object", properties: { amount: { type: "number" }, label: { type: "string" } } };
+    expect(guessed({ amount: 87 }, "set a timer for 87 minutes", [], schema)).toEqual([]);
+    expect(guessed({ amount: 1500 }, "send $1,500 to Ana", [], schema)).toEqual([]);
+    expect(guessed({ amount: 12 }, "a dozen eggs", [], schema)).toEqual([]);
+    expect(guessed({ amount: 120 }, "remind me in 2 hours", [], schema)).toEqual([]);
+    expect(guessed({ amount: 0.05 }, "a 5% tip", [], schema)).toEqual([]);
+    expect(guessed({ amount: 1 }, "set an alarm", [], schema)).toEqual([]);
+    expect(guessed({ amount: 42 }, "set an alarm", [], schema)).toEqual(["amount"]);
+    expect(guessed({ label: "4" }, "alarm number four", [], schema)).toEqual([]);
+    expect(guessed({ label: "Room 7" }, "book a room", [], schema)).toEqual(["label"]);
+  });
+
+  it("leaves dates and times to the date check, and booleans, nulls and stop words alone", () => {
+    const schema: JsonSchema = { type: "object", properties: {} };
+    expect(guessed({ date: "2026-12-04", time: "15:00", at: "2026-12-04T15:00:00Z", on: true, note: null, with: "the" }, "dentist Friday", [], schema)).toEqual([]);
+  });
+
+  it("walks arrays and objects and says where each guess is", () => {
+    const schema: JsonSchema = { type: "object", properties: {} };
+    expect(guessed({ items: ["milk", "caviar"], address: { city: "Lisbon", street: "Rua Augusta" } }, "add milk to the list and ship to Lisbon", [], schema)).toEqual([
+      "items[1]",
+      "address.street",
+    ]);
+  });
+
+  it("asks for what is missing by the parameters' names, never repeating the guesses", () => {
+    const answer = ungroundedAnswerOf([{ call: { name: "determine_body_mass_index" }, guessed: [{ path: "weight", value: 70 }, { path: "height_cm", value: 180 }] }]);
+    expect(answer).toBe(
+      "I did not run determine_body_mass_index: your request does not give its weight and height cm, and I will not guess them. Tell me the weight and height cm, or ask me something else.",
+    );
+    expect(answer).not.toContain("70");
+  });
+});
+
+describe("the agent with argument grounding", () => {
+  let profile: Profile;
+  beforeEach(() => {
+    profile = openNotesProfile();
+    callLog.length = 0;
+    runCounts.clear();
+  });
+  afterEach(() => profile.close());
+
+  it("does not run a call with guessed values: the run ends asking, nothing written, the model not asked again", async () => {
+    const model = new ScriptedModel([{ toolCalls: [{ name: "add_note", arguments: { text: "Quarterly report draft" } }] }, "unused"]);
+    const agent = new Agent({ model, profile });
+    const outcome = await agent.run("Add a note").outcome;
+    expect(outcome.stopReason).toBe("abstained");
+    expect(outcome.calls).toHaveLength(1);
+    expect(outcome.calls[0]).toMatchObject({ status: "error", error: { code: "ungrounded_arguments" } });
+    expect(outcome.calls[0]!.error!.message).toContain('text ("Quarterly report draft")');
+    expect(outcome.answer).toBe("I did not run add_note: your request does not give its text, and I will not guess it. Tell me the text, or ask me something else.");
+    expect(notesOf(profile)).toEqual([]);
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("runs the same call when the request carries the value, and when the option is off", async () => {
+    const grounded = new Agent({ model: new ScriptedModel([{ toolCalls: [{ name: "add_note", arguments: { text: "Quarterly report draft" } }] }, "Added."]), profile });
+    expect((await grounded.run("Add a note: quarterly report draft").outcome).calls[0]!.status).toBe("ok");
+    const off = new Agent({ model: new ScriptedModel([{ toolCalls: [{ name: "add_note", arguments: { text: "Shopping" } }] }, "Added."]), profile, argumentGrounding: false });
+    expect((await off.run("Add a note").outcome).calls[0]!.status).toBe("ok");
+    expect(notesOf(profile).map((note) => note.text)).toEqual(["Quarterly report draft", "Shopping"]);
+  });
+
+  it("runs a call whose only guess is an optional value without it, on the tool's default", async () => {
+    const set: Record<string, unknown>[] = [];
+    const alarm = defineTool({
+      name: "set_alarm",
+      description: "Set an alarm.",
+      input: z.object({ time: z.string(), label: z.string().optional() }),
+      risk: "write",
+      run: (input) => {
+        set.push(input);
+        return { set: true };
+      },
+    });
+    const model = new ScriptedModel([{ toolCalls: [{ name: "set_alarm", arguments: { time: "07:00", label: "Gym" } }] }, "Set for 7."]);
+    const outcome = await new Agent({ model, profile, toolbox: new ToolBox([alarm]) }).run("wake me at 7").outcome;
+    expect(outcome.stopReason).toBe("answered");
+    expect(outcome.calls[0]).toMatchObject({ status: "ok", call: { arguments: { time: "07:00" } } });
+    expect(set).toEqual([{ time: "07:00" }]);
+  });
+});
