@@ -5,14 +5,12 @@ import type { Profile } from "../../src/apps/profile.js";
 import type { ChatMessage } from "../../src/model/types.js";
 import type { PermissionGate } from "../../src/policy/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
-import { callLog, notesOf, openNotesProfile, runCounts } from "./fixtures/notes-app.js";
+import { callLog, freshNotesProfile, notesOf, runCounts } from "./fixtures/notes-app.js";
 
 let profile: Profile;
 
 beforeEach(() => {
-  profile = openNotesProfile();
-  callLog.length = 0;
-  runCounts.clear();
+  profile = freshNotesProfile();
 });
 
 afterEach(() => profile.close());

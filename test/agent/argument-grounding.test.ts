@@ -7,7 +7,7 @@ import type { JsonSchema } from "../../src/model/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { defineTool } from "../../src/tools/tool.js";
 import { ToolBox } from "../../src/tools/toolbox.js";
-import { callLog, notesOf, openNotesProfile, runCounts } from "./fixtures/notes-app.js";
+import { freshNotesProfile, notesOf } from "./fixtures/notes-app.js";
 
 const stockSchema: JsonSchema = {
   type: "object",
@@ -80,9 +80,7 @@ describe("argument grounding", () => {
 describe("the agent with argument grounding", () => {
   let profile: Profile;
   beforeEach(() => {
-    profile = openNotesProfile();
-    callLog.length = 0;
-    runCounts.clear();
+    profile = freshNotesProfile();
   });
   afterEach(() => profile.close());
 

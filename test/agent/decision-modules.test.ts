@@ -18,14 +18,12 @@ import type { GateInput, PermissionGate, RunContext, ToolResultFormatter } from 
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { defineTool, ToolError, toolSpec, type Tool } from "../../src/tools/tool.js";
 import { ToolBox } from "../../src/tools/toolbox.js";
-import { callLog, notesTools, openNotesProfile, runCounts } from "./fixtures/notes-app.js";
+import { callLog, freshNotesProfile, notesTools } from "./fixtures/notes-app.js";
 
 let profile: Profile;
 
 beforeEach(() => {
-  profile = openNotesProfile();
-  callLog.length = 0;
-  runCounts.clear();
+  profile = freshNotesProfile();
 });
 
 afterEach(() => profile.close());
