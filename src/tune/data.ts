@@ -192,8 +192,11 @@ async function buildExample(
       safety: { policy: Policy.defaultPolicy(), audit: false },
       // The trajectory is the approved path: nothing pauses for a person.
       approveEveryCall: true,
-      // Room for a find_tools turn before each planned call, and one more turn.
-      agent: { maxSteps: 2 * instance.turns.length + 1 },
+      // Room for a find_tools turn before each planned call, and one more turn. The recipes
+      // write values drawn from the profile as a ground truth does (the fuel that fits, a
+      // contact's address), which argument grounding would refuse: it is off here, so a recipe
+      // and seed still make the same data (the shipped adapters record its sha256).
+      agent: { maxSteps: 2 * instance.turns.length + 1, argumentGrounding: false },
     });
     const outcome = await runtime.run(instance.request).outcome;
     if (conflict !== undefined) {
