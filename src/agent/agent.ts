@@ -10,8 +10,8 @@ import { ToolBox } from "../tools/toolbox.js";
 import type { ArgumentPruningOptions } from "./argument-pruning.js";
 import type { CallEnvironment } from "./call-execution.js";
 import { ApprovalStore } from "../policy/approvals.js";
-import { ungroundedAnswerOf } from "./argument-grounding.js";
-import { gateInputFor, planCalls, UNGROUNDED_CODE } from "./call-planning.js";
+import { ungroundedAnswer } from "./argument-grounding.js";
+import { gateInputFor, planCalls } from "./call-planning.js";
 import type { CompactionOptions } from "./compaction.js";
 import { RiskGate } from "./default-gate.js";
 import { EventChannel } from "./event-channel.js";
@@ -371,9 +371,9 @@ export class Agent {
         }
         await executePlans(state, plans, step, execution);
         // Every call of the turn guessed values the user never gave: ask for them rather than go on guessing.
-        const guessed = plans.every((plan) => plan.kind === "resolved" && plan.outcome.error?.code === UNGROUNDED_CODE);
-        if (guessed) {
-          const answer = ungroundedAnswerOf(plans);
+        const guessed = plans.flatMap((plan) => (plan.kind === "resolved" && plan.guessed !== undefined ? [plan] : []));
+        if (guessed.length === plans.length) {
+          const answer = ungroundedAnswer(guessed[0]!.call.name, guessed[0]!.guessed!);
           emit({ type: "text-delta", text: answer });
           state.turnMessages.push({ role: "assistant", content: answer });
           return finish(resolveFinalAnswer(state, answer).stopReason, answer);

@@ -26,8 +26,10 @@
  * - booleans, nulls and values the schema itself lists (enum, const,
  *   default, or a default its descriptions name).
  */
-import type { JsonSchema } from "../model/types.js";
+import type { JsonSchema, ToolCall } from "../model/types.js";
+import { toolSpec, type Tool } from "../tools/tool.js";
 import { normaliseTerm, splitWords } from "../tools/toolbox.js";
+import { termsOf } from "./argument-pruning.js";
 
 export interface GroundingEvidence {
   /** The user's words: this request and the session's earlier requests. */
@@ -66,26 +68,25 @@ const IMPLIED_NUMBERS: Record<string, readonly number[]> = {
 /** Ids a tool hands out ("alarm-3", "msg_12", a UUID): the tool that owns them says when one is wrong, so they are its to judge. */
 const IDENTIFIER = /^[a-z]+(?:[-_][a-z]+)*[-_]\d+$|^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The evidence read once per call: its terms, its numbers, its text in lower case. */
+/** The evidence as read for one call: its terms, its numbers, its text in lower case. */
 interface Evidence {
   terms: Set<string>;
   numbers: Set<number>;
   text: string;
 }
 
-function termsOf(text: string): string[] {
-  const terms: string[] = [];
-  for (const word of splitWords(text)) {
-    const term = normaliseTerm(word);
-    if (term !== null && term.length >= 3) terms.push(term);
-  }
-  return terms;
+/** Grounding reads words of three letters or more. */
+const MIN_TERM_LENGTH = 3;
+
+/** A figure as written ("1,500") as a number. */
+function figureValue(written: string): number {
+  return Number(written.replace(/,/g, ""));
 }
 
 function numbersOf(text: string): number[] {
   const numbers: number[] = [];
   for (const [written] of text.matchAll(NUMBER_IN_TEXT)) {
-    const value = Number(written.replace(/,/g, ""));
+    const value = figureValue(written);
     if (Number.isFinite(value)) numbers.push(value, Math.abs(value));
   }
   for (const word of splitWords(text)) {
@@ -144,19 +145,18 @@ function stringGrounded(value: string, evidence: Evidence, listed: ReadonlySet<s
   if (trimmed === "" || ISO_DATE_OR_TIME.test(trimmed) || IDENTIFIER.test(trimmed)) return true;
   const lower = trimmed.toLowerCase();
   if (listed.has(lower) || evidence.text.includes(lower)) return true;
-  if (/^-?\d[\d,]*(\.\d+)?$/.test(trimmed)) return numberGrounded(Number(trimmed.replace(/,/g, "")), evidence);
+  if (/^-?\d[\d,]*(\.\d+)?$/.test(trimmed)) return numberGrounded(figureValue(trimmed), evidence);
   // Figures inside words must be carried too: "Room 7" for "book a room" guessed the 7.
-  const figures = [...trimmed.matchAll(NUMBER_IN_TEXT)].map(([written]) => Number(written.replace(/,/g, "")));
+  const figures = [...trimmed.matchAll(NUMBER_IN_TEXT)].map(([written]) => figureValue(written));
   if (!figures.every((figure) => !Number.isFinite(figure) || numberGrounded(figure, evidence))) return false;
   // Only figures, short words and signs: nothing else to judge.
-  const terms = termsOf(trimmed);
+  const terms = [...termsOf(trimmed, MIN_TERM_LENGTH)];
   return terms.length === 0 || terms.some((term) => relatesToEvidence(term, evidence));
 }
 
-/** Builds the evidence of one call once; `check` then walks any number of argument sets. */
-export function groundingEvidence(source: GroundingEvidence): Evidence {
+function evidenceOf(source: GroundingEvidence): Evidence {
   const text = [source.userText, ...source.results].join("\n");
-  return { terms: new Set(termsOf(text)), numbers: new Set(numbersOf(text)), text: text.toLowerCase() };
+  return { terms: termsOf(text, MIN_TERM_LENGTH), numbers: new Set(numbersOf(text)), text: text.toLowerCase() };
 }
 
 /**
@@ -164,8 +164,8 @@ export function groundingEvidence(source: GroundingEvidence): Evidence {
  * carries (see the module comment), with where they are; empty when the call
  * is grounded.
  */
-export function ungroundedArguments(args: Record<string, unknown>, parameters: JsonSchema, source: GroundingEvidence | Evidence): UngroundedValue[] {
-  const evidence = "userText" in source ? groundingEvidence(source) : source;
+export function ungroundedArguments(args: Record<string, unknown>, parameters: JsonSchema, source: GroundingEvidence): UngroundedValue[] {
+  const evidence = evidenceOf(source);
   const listed = new Set<string>();
   schemaValues(parameters, listed);
   const found: UngroundedValue[] = [];
@@ -184,8 +184,33 @@ export function ungroundedArguments(args: Record<string, unknown>, parameters: J
   return found;
 }
 
+/** The error code of a call refused because it guessed values the conversation does not carry. */
+export const UNGROUNDED_CODE = "ungrounded_arguments";
+
+/**
+ * What grounding makes of one call whose arguments already fit the tool's
+ * schema: unchanged, run without its guessed optional values (when it still
+ * fits without them), or refused with what it guessed.
+ */
+export type CallGrounding = { kind: "grounded"; call: ToolCall } | { kind: "guessed"; guessed: UngroundedValue[]; error: { code: typeof UNGROUNDED_CODE; message: string } };
+
+export function groundCallArguments(call: ToolCall, tool: Tool, source: GroundingEvidence): CallGrounding {
+  const parameters = toolSpec(tool).parameters;
+  const guessed = ungroundedArguments(call.arguments, parameters, source);
+  if (guessed.length === 0) return { kind: "grounded", call };
+  const required = new Set(Array.isArray(parameters.required) ? parameters.required : []);
+  const topLevel = (path: string): string => /^[^.[]*/.exec(path)![0];
+  const dropped = new Set(guessed.map((value) => topLevel(value.path)));
+  // Only optional values guessed: the call runs without them, on the tool's defaults, as if pruning had kept them out.
+  const kept = Object.fromEntries(Object.entries(call.arguments).filter(([name]) => !dropped.has(name)));
+  if (guessed.some((value) => required.has(topLevel(value.path))) || !tool.input.safeParse(kept).success) {
+    return { kind: "guessed", guessed, error: { code: UNGROUNDED_CODE, message: ungroundedMessage(call.name, guessed) } };
+  }
+  return { kind: "grounded", call: { ...call, arguments: kept } };
+}
+
 /** What the model's tool result says of a call that did not run for it. */
-export function ungroundedMessage(toolName: string, values: readonly UngroundedValue[]): string {
+function ungroundedMessage(toolName: string, values: readonly UngroundedValue[]): string {
   const listed = values.map((value) => `${value.path} (${JSON.stringify(value.value)})`).join(", ");
   return `Not run: the user never gave ${listed}; ${toolName} was not called with a guessed value. Ask the user for it, or say that no tool fits the request.`;
 }
@@ -195,11 +220,8 @@ export function ungroundedMessage(toolName: string, values: readonly UngroundedV
  * what was not done and what is missing (the first call's, named by the
  * parameters, not the guesses).
  */
-export function ungroundedAnswerOf(plans: readonly { call: { name: string }; guessed?: readonly UngroundedValue[] }[]): string {
-  const plan = plans.find((candidate) => (candidate.guessed?.length ?? 0) > 0);
-  if (plan === undefined) return "I did not act: your request does not give the values the tools need. Tell me more, or ask me something else.";
-  const names = [...new Set(plan.guessed!.map((value) => value.path.replace(/\[\d+\]/g, "").replace(/[_.]+/g, " ")))];
-  const toolName = plan.call.name;
+export function ungroundedAnswer(toolName: string, guessed: readonly UngroundedValue[]): string {
+  const names = [...new Set(guessed.map((value) => value.path.replace(/\[\d+\]/g, "").replace(/[_.]+/g, " ")))];
   const what = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names.at(-1)!}`;
   return `I did not run ${toolName}: your request does not give its ${what}, and I will not guess ${names.length === 1 ? "it" : "them"}. Tell me the ${what}, or ask me something else.`;
 }

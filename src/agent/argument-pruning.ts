@@ -62,14 +62,15 @@ const DESCRIPTION_FILLER = new Set([
 ]);
 
 /**
- * The request's terms, as the ToolBox normalises them. A term of three
- * letters or more also stands for the words it starts ("mon" for "monday").
+ * The text's terms, as the ToolBox normalises them, of at least `minLength`
+ * letters. A term of three letters or more also stands for the words it
+ * starts ("mon" for "monday").
  */
-function termsOf(text: string): Set<string> {
+export function termsOf(text: string, minLength = 2): Set<string> {
   const terms = new Set<string>();
   for (const word of splitWords(text)) {
     const term = normaliseTerm(word);
-    if (term !== null && term.length > 1) terms.add(term);
+    if (term !== null && term.length >= minLength) terms.add(term);
   }
   return terms;
 }

@@ -3,10 +3,10 @@ import { argumentBoundsProblem } from "../model/argument-bounds.js";
 import type { ChatMessage, ToolCall } from "../model/types.js";
 import type { GateInput, GateVerdict, PermissionGate } from "../policy/types.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
-import { toolSpec, type Risk, type Tool } from "../tools/tool.js";
+import type { Risk, Tool } from "../tools/tool.js";
 import type { ToolBox } from "../tools/toolbox.js";
 import { invalidArgumentsMessage, previewCallChecked, type CallEnvironment } from "./call-execution.js";
-import { ungroundedArguments, ungroundedMessage } from "./argument-grounding.js";
+import { groundCallArguments } from "./argument-grounding.js";
 import { groundCallDates } from "./date-grounding.js";
 import { REPEATED_CALL_MESSAGE, type RepeatedFailureGuard } from "./repeated-calls.js";
 import { provenanceOf, type CallPlan, type RunState } from "./run-state.js";
@@ -97,18 +97,12 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
       continue;
     }
     if (context.argumentGrounding !== false && call.name !== FIND_TOOLS_NAME) {
-      const parameters = toolSpec(tool).parameters;
-      const guessed = ungroundedArguments(call.arguments, parameters, groundingSourceOf(state, context.earlierTurns));
-      const required = new Set(Array.isArray(parameters.required) ? parameters.required : []);
-      const topLevel = (path: string): string => /^[^.[]*/.exec(path)![0];
-      const dropped = new Set(guessed.map((value) => topLevel(value.path)));
-      // Only optional values guessed: the call runs without them, on the tool's defaults, as if pruning had kept them out.
-      const kept = Object.fromEntries(Object.entries(call.arguments).filter(([name]) => !dropped.has(name)));
-      if (guessed.some((value) => required.has(topLevel(value.path))) || (guessed.length > 0 && !tool.input.safeParse(kept).success)) {
-        plans.push({ kind: "resolved", call, outcome: { status: "error", error: { code: UNGROUNDED_CODE, message: ungroundedMessage(call.name, guessed) } }, guessed });
+      const values = groundCallArguments(call, tool, groundingSourceOf(state, context.earlierTurns));
+      if (values.kind === "guessed") {
+        plans.push({ kind: "resolved", call, outcome: { status: "error", error: values.error }, guessed: values.guessed });
         continue;
       }
-      if (guessed.length > 0) call = { ...call, arguments: kept };
+      call = values.call;
     }
     let verdict: GateVerdict;
     try {
@@ -138,9 +132,6 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
   }
   return plans;
 }
-
-/** The error code of a call refused because it guessed values the conversation does not carry. */
-export const UNGROUNDED_CODE = "ungrounded_arguments";
 
 /** What a call's values may come from: the user's words, this run's results, the session's earlier turns. */
 export function groundingSourceOf(state: RunState, earlierTurns: readonly (readonly ChatMessage[])[]): { userText: string; results: string[] } {

@@ -6,6 +6,7 @@
  * server never report wrong or empty work as done.
  */
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
+import { UNGROUNDED_CODE } from "./argument-grounding.js";
 import { ANSWER_PROBLEM_WORDS, assessAnswer, DEFAULT_MAX_ANSWER_CHARACTERS, type AnswerProblem } from "./answer-hygiene.js";
 import type { AgentOutcome, CallRecord } from "./types.js";
 
@@ -118,7 +119,7 @@ export function judgeRun(outcome: AgentOutcome, request: string, options: { maxA
 
   // The run stopped to ask for values the request does not give (argument grounding): not served, and the answer says what is missing.
   const guessed = work.at(-1);
-  if (succeeded.length === 0 && guessed?.error?.code === "ungrounded_arguments") {
+  if (succeeded.length === 0 && guessed?.error?.code === UNGROUNDED_CODE) {
     const reason = `Not done: ${guessed.call.name} needs values the request does not give; botpsy asked for them instead of guessing.`;
     return verdict("failed", reason, outcome.answer.trim() === "" ? reason : outcome.answer.trim());
   }

@@ -4,6 +4,7 @@ import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
 import { routeToolChoice, type ToolRouterOptions } from "../tools/router.js";
 import { toolSpec } from "../tools/tool.js";
 import type { ToolBox } from "../tools/toolbox.js";
+import { UNGROUNDED_CODE } from "./argument-grounding.js";
 import { pruneToolSpecs, type ArgumentPruningOptions } from "./argument-pruning.js";
 import { compactTurns, type CompactionOptions } from "./compaction.js";
 import type { RunState } from "./run-state.js";
@@ -26,7 +27,7 @@ export interface TurnPreparationOptions {
 /** Failures after which the model is no longer held to a call: it should tell the user what went wrong. */
 const MAX_RECOVERY_TURNS = 2;
 /** Failures no call of the model can fix: a stop, a timeout, a tool's own crash, values only the user can give. */
-const UNRECOVERABLE = new Set(["aborted", "tool_timeout", "tool_failed", "ungrounded_arguments"]);
+const UNRECOVERABLE = new Set(["aborted", "tool_timeout", "tool_failed", UNGROUNDED_CODE]);
 
 /**
  * The tool choice of the turn after a failed call, when the failure says how

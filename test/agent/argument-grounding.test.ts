@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import { ungroundedAnswerOf, ungroundedArguments } from "../../src/agent/argument-grounding.js";
+import { ungroundedAnswer, ungroundedArguments } from "../../src/agent/argument-grounding.js";
 import type { Profile } from "../../src/apps/profile.js";
 import type { JsonSchema } from "../../src/model/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
@@ -69,7 +69,7 @@ describe("argument grounding", () => {
   });
 
   it("asks for what is missing by the parameters' names, never repeating the guesses", () => {
-    const answer = ungroundedAnswerOf([{ call: { name: "determine_body_mass_index" }, guessed: [{ path: "weight", value: 70 }, { path: "height_cm", value: 180 }] }]);
+    const answer = ungroundedAnswer("determine_body_mass_index", [{ path: "weight", value: 70 }, { path: "height_cm", value: 180 }]);
     expect(answer).toBe(
       "I did not run determine_body_mass_index: your request does not give its weight and height cm, and I will not guess them. Tell me the weight and height cm, or ask me something else.",
     );
