@@ -26,7 +26,8 @@
  * - booleans, nulls and values the schema itself lists (enum, const,
  *   default, or a default its descriptions name).
  */
-import type { JsonSchema, ToolCall } from "../model/types.js";
+import { mapSchemaNodes } from "../model/json-schema.js";
+import type { JsonSchema, ToolCall, ToolSpec } from "../model/types.js";
 import { toolSpec, type Tool } from "../tools/tool.js";
 import { normaliseTerm, splitWords } from "../tools/toolbox.js";
 import { termsOf } from "./argument-pruning.js";
@@ -182,6 +183,67 @@ export function ungroundedArguments(args: Record<string, unknown>, parameters: J
   };
   walk(args, "");
   return found;
+}
+
+/** More numbers than this and a turn's number parameters are left free (grounding still checks the call). */
+const MAX_NUMBER_CHOICES = 400;
+
+/** A computed choice as a call writes it: 0.1 × 3 is 0.3, not 0.30000000000000004. */
+function tidy(value: number): number {
+  return Number(value.toPrecision(12));
+}
+
+/**
+ * Every number grounding accepts for this evidence (see `numberGrounded`),
+ * as a list a call grammar can offer: what the evidence writes or implies,
+ * those times and divided by 60, 100 and 1000, and 0 and 1. Undefined when
+ * the evidence holds no number (then only 0 and 1 would be offered, and a
+ * model held to them would run a call with a 0 or a 1 where grounding
+ * refuses its guess and asks) or more than `MAX_NUMBER_CHOICES`.
+ */
+export function groundedNumberChoices(source: GroundingEvidence): number[] | undefined {
+  const known = new Set(numbersOf([source.userText, ...source.results].join("\n")).filter(Number.isFinite));
+  known.delete(0);
+  known.delete(1);
+  if (known.size === 0) return undefined;
+  const choices = new Set<number>([0, 1]);
+  for (const value of known) {
+    choices.add(tidy(value));
+    for (const factor of UNIT_FACTORS) choices.add(tidy(value * factor)).add(tidy(value / factor));
+  }
+  if (choices.size > MAX_NUMBER_CHOICES) return undefined;
+  return [...choices].sort((a, b) => a - b);
+}
+
+/**
+ * The tools' forms with every free number parameter (a `number` or
+ * `integer` with no enum or const of its own) held to `choices` (integers
+ * only where the schema wants an integer, within its bounds, its default
+ * added), so a call grammar cannot write a number grounding would refuse:
+ * a small model that meant "4" and wrote "4000000010000004" writes 4. Specs
+ * with nothing to hold are returned as they are (the same objects).
+ */
+export function holdNumberParameters(specs: ToolSpec[], choices: readonly number[] | undefined): ToolSpec[] {
+  if (choices === undefined) return specs;
+  return specs.map((spec) => {
+    let changed = false;
+    const parameters = mapSchemaNodes(spec.parameters, (node) => {
+      if ((node.type !== "number" && node.type !== "integer") || "enum" in node || "const" in node) return node;
+      const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, default: fallback, ...rest } = node;
+      const within = (value: number): boolean =>
+        (node.type !== "integer" || Number.isInteger(value)) &&
+        (typeof minimum !== "number" || value >= minimum) &&
+        (typeof maximum !== "number" || value <= maximum) &&
+        (typeof exclusiveMinimum !== "number" || value > exclusiveMinimum) &&
+        (typeof exclusiveMaximum !== "number" || value < exclusiveMaximum);
+      const allowed = new Set(choices.filter(within));
+      if (typeof fallback === "number") allowed.add(fallback);
+      if (allowed.size === 0) return node;
+      changed = true;
+      return { ...rest, ...(fallback !== undefined ? { default: fallback } : {}), enum: [...allowed].sort((a, b) => a - b) };
+    });
+    return changed ? { ...spec, parameters } : spec;
+  });
 }
 
 /** The error code of a call refused because it guessed values the conversation does not carry. */

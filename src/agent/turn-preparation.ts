@@ -22,12 +22,25 @@ export interface TurnPreparationOptions {
   generationToolChoice?: ToolChoice;
   /** Keep the model on the path after a failed call (see `recoveryChoice`; default true); false leaves later turns free. */
   recoveryRouting?: boolean;
+  /** After a failed call and a fix that worked, hold the next turn to the failed call (see `resumeChoice`; default false); needs `recoveryRouting`. */
+  resumeAfterRecovery?: boolean;
 }
 
 /** Failures after which the model is no longer held to a call: it should tell the user what went wrong. */
 const MAX_RECOVERY_TURNS = 2;
 /** Failures no call of the model can fix: a stop, a timeout, a tool's own crash, values only the user can give. */
 const UNRECOVERABLE = new Set(["aborted", "tool_timeout", "tool_failed", UNGROUNDED_CODE]);
+
+/** A failure the model can act on: an error it may fix by calling, not a decline, a stop or a crash. */
+function recoverable(record: CallRecord): boolean {
+  return record.status === "error" && record.error !== undefined && !UNRECOVERABLE.has(record.error.code);
+}
+
+/** Whether the run has failed on more steps than the loop holds the model to a call for. */
+function recoveryTurnsSpent(calls: readonly CallRecord[], step: number): boolean {
+  const failedSteps = new Set(calls.filter((record) => record.step < step && recoverable(record)).map((record) => record.step));
+  return failedSteps.size > MAX_RECOVERY_TURNS;
+}
 
 /**
  * The tool choice of the turn after a failed call, when the failure says how
@@ -49,10 +62,8 @@ export function recoveryChoice(
   if (options.recoveryRouting === false || step < 2) return undefined;
   if (options.generationToolChoice !== undefined && options.generationToolChoice !== "auto") return undefined;
   const previous = calls.filter((record) => record.step === step - 1);
-  const recoverable = (record: CallRecord): boolean => record.status === "error" && record.error !== undefined && !UNRECOVERABLE.has(record.error.code);
   if (previous.length === 0 || !previous.every(recoverable)) return undefined;
-  const failedSteps = new Set(calls.filter((record) => record.step < step && recoverable(record)).map((record) => record.step));
-  if (failedSteps.size > MAX_RECOVERY_TURNS) return undefined;
+  if (recoveryTurnsSpent(calls, step)) return undefined;
   const failed = previous[previous.length - 1]!;
   const names = new Set(callable.map((tool) => tool.name));
   const named = [...names].filter((name) => name !== failed.call.name && new RegExp(`\\b${escapeRegExp(name)}\\b`).test(failed.error!.message));
@@ -61,6 +72,33 @@ export function recoveryChoice(
   const unoffered = [...failed.error!.message.matchAll(/\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g)].some(([word]) => !names.has(word) && isKnownTool(word));
   if (named.length === 0 && unoffered && names.has(FIND_TOOLS_NAME)) return { name: FIND_TOOLS_NAME };
   return names.has(failed.call.name) ? { name: failed.call.name } : undefined;
+}
+
+/** The steps a fix may take before the failed call is retried: a search for the tool, then the tool. */
+const MAX_FIX_STEPS = 2;
+
+/**
+ * The tool choice of the turn after a fix worked: a call failed with an error
+ * the model could act on ("Wi-Fi is off: turn it on with set_wifi"), and every
+ * call since succeeded — the fix. A small model then mostly stops as if the
+ * task were done and the message is never sent; this holds the turn to the
+ * failed tool again, or, when the only calls since were `find_tools`
+ * searches, to a call of any offered tool (the one the search found). At most
+ * two steps of fixes, never once the failed tool has been called again,
+ * within the same budget of held turns as `recoveryChoice`, and never when
+ * the caller fixed the choice. Off unless `resumeAfterRecovery` is true.
+ */
+export function resumeChoice(calls: readonly CallRecord[], step: number, callable: readonly ToolSpec[], options: TurnPreparationOptions): ToolChoice | undefined {
+  if (options.recoveryRouting === false || options.resumeAfterRecovery !== true || step < 3) return undefined;
+  if (options.generationToolChoice !== undefined && options.generationToolChoice !== "auto") return undefined;
+  const failure = calls.findLast((record) => record.step < step - 1 && recoverable(record));
+  if (failure === undefined || failure.step < step - 1 - MAX_FIX_STEPS) return undefined;
+  const since = calls.filter((record) => record.step > failure.step);
+  if (!since.some((record) => record.step === step - 1)) return undefined;
+  if (!since.every((record) => record.status === "ok") || since.some((record) => record.call.name === failure.call.name)) return undefined;
+  if (recoveryTurnsSpent(calls, step)) return undefined;
+  if (since.every((record) => record.call.name === FIND_TOOLS_NAME)) return callable.length > 0 ? "required" : undefined;
+  return callable.some((tool) => tool.name === failure.call.name) ? { name: failure.call.name } : undefined;
 }
 
 /** How the first turn of a request calls: the tool choice and the tools it is offered. */

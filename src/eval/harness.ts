@@ -20,10 +20,14 @@ export interface HarnessSettings {
   composeAnswers?: "on" | "off";
   /** Hold the turn after a fixable failed call to a call (`recoveryRouting`): "on" (default) or "off". */
   recovery?: "on" | "off";
+  /** After a fix worked, hold the next turn to the failed call (`resumeAfterRecovery`): "off" (default) or "on". */
+  resume?: "on" | "off";
   /** End the run when a turn only repeats calls that just succeeded (`endRepeatedSuccess`): "end" (default) or "run". */
   repeats?: "end" | "run";
   /** Refuse calls whose values nothing in the conversation carries (`argumentGrounding`): "on" (default) or "off". */
   grounding?: "on" | "off";
+  /** With grounding, hold number parameters to the numbers the conversation carries (`numberHolding`): "free" (default) or "held". */
+  numbers?: "free" | "held";
 }
 
 const KEYS = {
@@ -33,8 +37,10 @@ const KEYS = {
   "forced-tools": ["off", "<n>"],
   "compose-answers": ["on", "off"],
   recovery: ["on", "off"],
+  resume: ["on", "off"],
   repeats: ["end", "run"],
   grounding: ["on", "off"],
+  numbers: ["free", "held"],
 } as const;
 
 /** The switches whose value is one of the names in `KEYS`, and the setting each one sets. */
@@ -44,8 +50,10 @@ const NAMED_VALUE_FIELDS = {
   "pruning-scope": "pruningScope",
   "compose-answers": "composeAnswers",
   recovery: "recovery",
+  resume: "resume",
   repeats: "repeats",
   grounding: "grounding",
+  numbers: "numbers",
 } as const satisfies Partial<Record<keyof typeof KEYS, keyof HarnessSettings>>;
 
 function usage(): string {
@@ -82,8 +90,10 @@ export function harnessAgentOptions(harness: HarnessSettings | undefined): Runti
     ...(harness.forcedTools !== undefined ? { forcedTurnTools: harness.forcedTools === "off" ? false : harness.forcedTools } : {}),
     ...(harness.composeAnswers !== undefined ? { composeUnreadableAnswers: harness.composeAnswers === "on" } : {}),
     ...(harness.recovery !== undefined ? { recoveryRouting: harness.recovery === "on" } : {}),
+    ...(harness.resume !== undefined ? { resumeAfterRecovery: harness.resume === "on" } : {}),
     ...(harness.repeats !== undefined ? { endRepeatedSuccess: harness.repeats === "end" } : {}),
     ...(harness.grounding !== undefined ? { argumentGrounding: harness.grounding === "on" } : {}),
+    ...(harness.numbers !== undefined ? { numberHolding: harness.numbers === "held" } : {}),
   };
 }
 

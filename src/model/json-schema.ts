@@ -314,7 +314,7 @@ function isBoundedInteger(node: Record<string, unknown>): node is Record<string,
 }
 
 /** Rewrites every schema node of a normalised schema (enum and const values are left alone). */
-function mapSchemaNodes(schema: JsonSchema, rewrite: (node: Record<string, unknown>) => Record<string, unknown>): JsonSchema {
+export function mapSchemaNodes(schema: JsonSchema, rewrite: (node: Record<string, unknown>) => Record<string, unknown>): JsonSchema {
   const visit = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(visit);
     if (typeof value !== "object" || value === null) return value;

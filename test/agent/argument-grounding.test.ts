@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import { ungroundedAnswer, ungroundedArguments } from "../../src/agent/argument-grounding.js";
+import { groundedNumberChoices, holdNumberParameters, ungroundedAnswer, ungroundedArguments } from "../../src/agent/argument-grounding.js";
 import type { Profile } from "../../src/apps/profile.js";
-import type { JsonSchema } from "../../src/model/types.js";
+import type { JsonSchema, ToolSpec } from "../../src/model/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { defineTool } from "../../src/tools/tool.js";
 import { ToolBox } from "../../src/tools/toolbox.js";
@@ -74,6 +74,70 @@ describe("argument grounding", () => {
       "I did not run determine_body_mass_index: your request does not give its weight and height cm, and I will not guess them. Tell me the weight and height cm, or ask me something else.",
     );
     expect(answer).not.toContain("70");
+  });
+});
+
+describe("number holding", () => {
+  it("offers every number grounding accepts, and nothing when the conversation writes no number", () => {
+    const choices = groundedNumberChoices({ userText: "Light from a star 4 light years away, in 1.5 hours?", results: [] })!;
+    for (const value of [0, 1, 4, 240, 0.04, 4000, 0.004, 1.5, 90, 150, 1500, 0.0015]) expect(choices).toContain(value);
+    expect(choices).not.toContain(4000000010000004);
+    // Every choice passes the grounding check, and a figure it is not offered fails it.
+    const schema: JsonSchema = { type: "object", properties: { n: { type: "number" } } };
+    for (const value of choices) expect(ungroundedArguments({ n: value }, schema, { userText: "Light from a star 4 light years away, in 1.5 hours?", results: [] })).toEqual([]);
+    expect(groundedNumberChoices({ userText: "set a timer", results: [] })).toBeUndefined();
+    expect(groundedNumberChoices({ userText: "an hour, please", results: [] })).toContain(60);
+    expect(groundedNumberChoices({ userText: "take one", results: ["[1, 0]"] })).toBeUndefined();
+  });
+
+  it("holds free number parameters to the choices: integers for integers, within bounds, the default kept; other parameters untouched", () => {
+    const spec: ToolSpec = {
+      name: "trip",
+      description: "Plan a trip.",
+      parameters: {
+        type: "object",
+        properties: {
+          days: { type: "integer", minimum: 1, maximum: 100, description: "Days." },
+          budget: { type: "number", default: 500 },
+          stars: { type: "integer", enum: [3, 4, 5] },
+          city: { type: "string" },
+          stops: { type: "array", items: { type: "number" } },
+        },
+        required: ["days"],
+      },
+    };
+    const [held] = holdNumberParameters([spec], groundedNumberChoices({ userText: "5 days in Rome for 1.5 thousand", results: [] }));
+    const properties = held!.parameters.properties as Record<string, Record<string, unknown>>;
+    // 5 and 10 (1,000 ÷ 100), 24 ("days"), 90 (1.5 × 60), 1; not 0 (below the minimum), 1.5 (no integer) or 300 (above the maximum).
+    expect(properties.days).toEqual({ type: "integer", description: "Days.", enum: [1, 5, 10, 24, 90] });
+    expect(properties.budget!.enum).toEqual(expect.arrayContaining([0, 1, 1.5, 5, 500, 1000, 1500]));
+    expect(properties.budget!.default).toBe(500);
+    expect(properties.stars).toEqual({ type: "integer", enum: [3, 4, 5] });
+    expect(properties.city).toEqual({ type: "string" });
+    expect((properties.stops!.items as Record<string, unknown>).enum).toContain(1.5);
+    // Nothing to hold to: the same objects back.
+    const specs = [spec];
+    expect(holdNumberParameters(specs, undefined)).toBe(specs);
+    const words: ToolSpec = { name: "say", description: "Say.", parameters: { type: "object", properties: { text: { type: "string" } } } };
+    expect(holdNumberParameters([words], [0, 1, 5])[0]).toBe(words);
+  });
+
+  it("makes the agent's call grammar offer only those numbers when on, and leaves it free by default", async () => {
+    const profile = freshNotesProfile();
+    try {
+      const timer = defineTool({ name: "start_timer", description: "Start a timer.", input: z.object({ minutes: z.number() }), risk: "write", run: () => ({ started: true }) });
+      const script = (): ScriptedModel => new ScriptedModel([{ toolCalls: [{ name: "start_timer", arguments: { minutes: 20 } }] }, "Started."]);
+      const held = script();
+      await new Agent({ model: held, profile, toolbox: new ToolBox([timer]), numberHolding: true }).run("timer for 20 minutes").outcome;
+      const callable = held.requests[0]!.callableTools!.find((tool) => tool.name === "start_timer")!;
+      expect((callable.parameters.properties as Record<string, Record<string, unknown>>).minutes!.enum).toEqual(expect.arrayContaining([0, 1, 20, 1200, 0.2]));
+      const free = script();
+      await new Agent({ model: free, profile, toolbox: new ToolBox([timer]) }).run("timer for 20 minutes").outcome;
+      const form = (free.requests[0]!.callableTools ?? free.requests[0]!.tools)!.find((tool) => tool.name === "start_timer")!;
+      expect((form.parameters.properties as Record<string, Record<string, unknown>>).minutes!.enum).toBeUndefined();
+    } finally {
+      profile.close();
+    }
   });
 });
 

@@ -10,7 +10,7 @@ import { RepeatedFailureGuard } from "../../src/agent/repeated-calls.js";
 import { reachedStepLimit, repeatsSucceededCalls, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "../../src/agent/resolution.js";
 import { applyDecisions, checkDecisions, DECLINED_MESSAGE } from "../../src/agent/resumption.js";
 import { createRunState, provenanceOf, type RunState } from "../../src/agent/run-state.js";
-import { firstTurnChoice, heldTurnForms, prepareFirstTurn, pruneTurnArguments, recoveryChoice, selectedTools } from "../../src/agent/turn-preparation.js";
+import { firstTurnChoice, heldTurnForms, prepareFirstTurn, pruneTurnArguments, recoveryChoice, resumeChoice, selectedTools } from "../../src/agent/turn-preparation.js";
 import type { AgentEvent, CallRecord } from "../../src/agent/types.js";
 import type { Profile } from "../../src/apps/profile.js";
 import type { ToolCall, ToolSpec } from "../../src/model/types.js";
@@ -152,6 +152,7 @@ describe("recovery after a failed call (recoveryRouting)", () => {
   const specs: ToolSpec[] = ["set_wifi", "download_file", "list_files"].map((name) => ({ name, description: name, parameters: { type: "object", properties: {} } }));
   const failed = (name: string, code: string, message: string, step = 1): CallRecord => ({ call: call(name, {}), risk: "write", status: "error", error: { code, message }, durationMs: 1, step });
   const on = {};
+  const resume = { resumeAfterRecovery: true };
 
   it("holds the next turn to the tool the error names, else to the failed tool again", () => {
     expect(recoveryChoice([failed("download_file", "wifi_off", "Wi-Fi is off. Turn it on with set_wifi, then try again.")], 2, specs, on)).toEqual({ name: "set_wifi" });
@@ -176,22 +177,61 @@ describe("recovery after a failed call (recoveryRouting)", () => {
     expect(recoveryChoice([failed("gone_tool", "unknown_tool", "There is no tool.")], 2, specs, on)).toBeUndefined();
   });
 
-  it("makes the agent's next turn call the named tool", async () => {
-    const flaky = defineTool({
+  it("after a fix worked, holds the next turn to the failed tool (resumeChoice)", () => {
+    const wifi = failed("download_file", "wifi_off", "Wi-Fi is off. Turn it on with set_wifi.");
+    const ok = (name: string, step: number): CallRecord => ({ call: call(name, {}), risk: "write", status: "ok", durationMs: 1, step });
+    expect(resumeChoice([wifi, ok("set_wifi", 2)], 3, specs, resume)).toEqual({ name: "download_file" });
+    // A search, then the tool it found: two steps of fixes.
+    expect(resumeChoice([wifi, ok("find_tools", 2), ok("set_wifi", 3)], 4, specs, resume)).toEqual({ name: "download_file" });
+    // Only a search so far: the next turn must use what it found.
+    expect(resumeChoice([wifi, ok("find_tools", 2)], 3, specs, resume)).toBe("required");
+  });
+
+  it("leaves the turn free once the failed tool ran again, after a failed fix, a late fix, a decline, or when off", () => {
+    const wifi = failed("download_file", "wifi_off", "Wi-Fi is off. Turn it on with set_wifi.");
+    const ok = (name: string, step: number): CallRecord => ({ call: call(name, {}), risk: "write", status: "ok", durationMs: 1, step });
+    expect(resumeChoice([wifi, ok("set_wifi", 2), ok("download_file", 3)], 4, specs, resume)).toBeUndefined();
+    expect(resumeChoice([wifi, failed("set_wifi", "x", "y", 2)], 3, specs, resume)).toBeUndefined();
+    expect(resumeChoice([wifi, ok("list_files", 2), ok("list_files", 3), ok("set_wifi", 4)], 5, specs, resume)).toBeUndefined();
+    expect(resumeChoice([{ ...wifi, status: "declined" }, ok("set_wifi", 2)], 3, specs, resume)).toBeUndefined();
+    expect(resumeChoice([failed("download_file", "tool_timeout", "set_wifi"), ok("set_wifi", 2)], 3, specs, resume)).toBeUndefined();
+    expect(resumeChoice([wifi, ok("set_wifi", 2)], 3, specs, {})).toBeUndefined();
+    expect(resumeChoice([wifi, ok("set_wifi", 2)], 3, specs, { ...resume, recoveryRouting: false })).toBeUndefined();
+    expect(resumeChoice([wifi, ok("set_wifi", 2)], 3, specs, { ...resume, generationToolChoice: "none" })).toBeUndefined();
+    // The failed tool is not offered any more.
+    expect(resumeChoice([wifi, ok("set_wifi", 2)], 3, specs.slice(0, 1), resume)).toBeUndefined();
+  });
+
+  it("makes the agent's next turn call the named tool, then the failed one again once the fix worked", async () => {
+    let online = false;
+    const download = defineTool({
       name: "download_file",
       description: "Download a file.",
       input: z.object({ url: z.string() }),
       risk: "write",
       run: () => {
-        throw new ToolError("wifi_off", "Wi-Fi is off. Turn it on with set_wifi, then download again.");
+        if (!online) throw new ToolError("wifi_off", "Wi-Fi is off. Turn it on with set_wifi, then download again.");
+        return { saved: "a" };
       },
     });
-    const wifi = defineTool({ name: "set_wifi", description: "Turn Wi-Fi on or off.", input: z.object({ on: z.boolean() }), risk: "settings", run: () => ({ on: true }) });
-    const model = new ScriptedModel([{ toolCalls: [{ name: "download_file", arguments: { url: "https://example.com/a" } }] }, { toolCalls: [{ name: "set_wifi", arguments: { on: true } }] }, "Done."]);
-    const agent = new Agent({ model, profile, toolbox: new ToolBox([flaky, wifi]), gate: new TableGate({}) });
-    await agent.run("download https://example.com/a").outcome;
+    const wifi = defineTool({
+      name: "set_wifi",
+      description: "Turn Wi-Fi on or off.",
+      input: z.object({ on: z.boolean() }),
+      risk: "settings",
+      run: ({ on }) => {
+        online = on;
+        return { on };
+      },
+    });
+    const fetchA = { toolCalls: [{ name: "download_file", arguments: { url: "https://example.com/a" } }] };
+    const model = new ScriptedModel([fetchA, { toolCalls: [{ name: "set_wifi", arguments: { on: true } }] }, fetchA, "Downloaded."]);
+    const agent = new Agent({ model, profile, toolbox: new ToolBox([download, wifi]), gate: new TableGate({}), resumeAfterRecovery: true });
+    const outcome = await agent.run("download https://example.com/a").outcome;
     expect(model.requests[1]!.toolChoice).toEqual({ name: "set_wifi" });
-    expect(model.requests[2]!.toolChoice ?? "auto").toBe("auto");
+    expect(model.requests[2]!.toolChoice).toEqual({ name: "download_file" });
+    expect(model.requests[3]!.toolChoice ?? "auto").toBe("auto");
+    expect(outcome.calls.map((record) => `${record.call.name}:${record.status}`)).toEqual(["download_file:error", "set_wifi:ok", "download_file:ok"]);
   });
 });
 

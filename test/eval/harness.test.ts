@@ -9,6 +9,8 @@ describe("eval --harness switches", () => {
     expect(harnessAgentOptions(parseHarness("pruning=all,forced-tools=off"))).toEqual({ argumentPruning: { turns: "all" }, forcedTurnTools: false });
     expect(harnessAgentOptions(parseHarness("pruning-scope=call"))).toEqual({ argumentPruning: { scope: "call" } });
     expect(harnessAgentOptions(parseHarness("recovery=on"))).toEqual({ recoveryRouting: true });
+    expect(harnessAgentOptions(parseHarness("resume=on,numbers=held"))).toEqual({ resumeAfterRecovery: true, numberHolding: true });
+    expect(harnessAgentOptions(parseHarness("resume=off,numbers=free"))).toEqual({ resumeAfterRecovery: false, numberHolding: false });
   });
 
   it("records nothing when nothing is switched, so the run's settings match a plain run's", () => {
@@ -17,7 +19,7 @@ describe("eval --harness switches", () => {
     expect(harnessAgentOptions(undefined)).toEqual({});
   });
 
-  it.each(["router=maybe", "pruning", "forced-tools=0", "colour=blue", "router=auto=x", "pruning-scope=grammar", "toString=x"])("refuses %s with the list of switches", (text) => {
+  it.each(["router=maybe", "pruning", "forced-tools=0", "colour=blue", "router=auto=x", "pruning-scope=grammar", "toString=x", "numbers=on", "resume=held"])("refuses %s with the list of switches", (text) => {
     expect(() => parseHarness(text)).toThrow(/router=route\|auto\|required\|none.*pruning-scope=prompt\|call.*compose-answers=on\|off, recovery=on\|off/);
   });
 });
