@@ -285,5 +285,5 @@ function ungroundedMessage(toolName: string, values: readonly UngroundedValue[])
 export function ungroundedAnswer(toolName: string, guessed: readonly UngroundedValue[]): string {
   const names = [...new Set(guessed.map((value) => value.path.replace(/\[\d+\]/g, "").replace(/[_.]+/g, " ")))];
   const what = names.length === 1 ? names[0]! : `${names.slice(0, -1).join(", ")} and ${names.at(-1)!}`;
-  return `I did not run ${toolName}: your request does not give its ${what}, and I will not guess ${names.length === 1 ? "it" : "them"}. Tell me the ${what}, or ask me something else.`;
+  return `I did not run ${toolName}: I could not find its ${what} in what you said, and I will not guess ${names.length === 1 ? "it" : "them"}. Tell me the ${what}, or ask me something else.`;
 }

@@ -120,7 +120,7 @@ export function judgeRun(outcome: AgentOutcome, request: string, options: { maxA
   // The run stopped to ask for values the request does not give (argument grounding): not served, and the answer says what is missing.
   const guessed = work.at(-1);
   if (succeeded.length === 0 && guessed?.error?.code === UNGROUNDED_CODE) {
-    const reason = `Not done: ${guessed.call.name} needs values the request does not give; botpsy asked for them instead of guessing.`;
+    const reason = `Not done: ${guessed.call.name} needs values botpsy could not find in the request; it asked for them instead of guessing.`;
     return verdict("failed", reason, outcome.answer.trim() === "" ? reason : outcome.answer.trim());
   }
 

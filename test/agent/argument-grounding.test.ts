@@ -71,7 +71,7 @@ describe("argument grounding", () => {
   it("asks for what is missing by the parameters' names, never repeating the guesses", () => {
     const answer = ungroundedAnswer("determine_body_mass_index", [{ path: "weight", value: 70 }, { path: "height_cm", value: 180 }]);
     expect(answer).toBe(
-      "I did not run determine_body_mass_index: your request does not give its weight and height cm, and I will not guess them. Tell me the weight and height cm, or ask me something else.",
+      "I did not run determine_body_mass_index: I could not find its weight and height cm in what you said, and I will not guess them. Tell me the weight and height cm, or ask me something else.",
     );
     expect(answer).not.toContain("70");
   });
@@ -156,7 +156,7 @@ describe("the agent with argument grounding", () => {
     expect(outcome.calls).toHaveLength(1);
     expect(outcome.calls[0]).toMatchObject({ status: "error", error: { code: "ungrounded_arguments" } });
     expect(outcome.calls[0]!.error!.message).toContain('text ("Quarterly report draft")');
-    expect(outcome.answer).toBe("I did not run add_note: your request does not give its text, and I will not guess it. Tell me the text, or ask me something else.");
+    expect(outcome.answer).toBe("I did not run add_note: I could not find its text in what you said, and I will not guess it. Tell me the text, or ask me something else.");
     expect(notesOf(profile)).toEqual([]);
     expect(model.requests).toHaveLength(1);
   });

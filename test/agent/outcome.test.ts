@@ -32,11 +32,11 @@ describe("run outcomes", () => {
   });
 
   it("does not count a run that stopped to ask for values it would have guessed as done, for a change or a question", () => {
-    const asked = "I did not run get_stock_price: your request does not give its symbol, and I will not guess it. Tell me the symbol, or ask me something else.";
+    const asked = "I did not run get_stock_price: I could not find its symbol in what you said, and I will not guess it. Tell me the symbol, or ask me something else.";
     const guessed = record("get_stock_price", "read", "error", { symbol: "AAPL" }, { code: "ungrounded_arguments", message: 'Not run: the user never gave symbol ("AAPL")' });
     const question = judgeRun(outcome({ stopReason: "abstained", answer: asked, calls: [guessed] }), "What is the stock trading at?");
     expect(question).toMatchObject({ outcome: "failed", exitCode: 1, answer: asked });
-    expect(question.reason).toBe("Not done: get_stock_price needs values the request does not give; botpsy asked for them instead of guessing.");
+    expect(question.reason).toBe("Not done: get_stock_price needs values botpsy could not find in the request; it asked for them instead of guessing.");
     const change = judgeRun(outcome({ stopReason: "abstained", answer: asked, calls: [{ ...guessed, risk: "write" }] }), "Buy some shares");
     expect(change).toMatchObject({ outcome: "failed", answer: asked });
   });
