@@ -12,7 +12,7 @@ import { toolSpec, type Tool } from "../tools/tool.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
 import { EvaluationIndex, OVERLAP_NGRAM, type OverlapFinding } from "./disjointness.js";
 import { SeededRandom } from "./random.js";
-import { RECIPES, type ExampleKind, type ObservedResult, type Recipe, type RecipeClock } from "./recipes.js";
+import { isRecipeSetName, RECIPE_SET_NAMES, RECIPE_SETS, type ExampleKind, type ObservedResult, type Recipe, type RecipeClock, type RecipeSetName } from "./recipes.js";
 import type { RenderedSequence, TrainingRenderer } from "./render.js";
 
 /** One line of the training file. */
@@ -45,6 +45,8 @@ export interface TrainingExample {
 export type DropReason = "overlap" | "tool-not-offered" | "router-conflict" | "run-failed";
 
 export interface BuildReport {
+  /** The recipe set drawn from; absent when the caller gave its own recipes. */
+  recipeSet?: RecipeSetName;
   examples: TrainingExample[];
   attempted: number;
   dropped: Record<DropReason, number>;
@@ -65,7 +67,9 @@ export interface BuildOptions {
   index: EvaluationIndex;
   /** Called after each example (kept or dropped). */
   onProgress?: (done: number, total: number) => void;
-  /** Only these recipes (tests). Default all. */
+  /** The recipe set to draw from (see RECIPE_SETS). Default "v3". */
+  recipeSet?: RecipeSetName;
+  /** Only these recipes (tests); when given, `recipeSet` is not used. */
   recipes?: readonly Recipe[];
 }
 
@@ -94,8 +98,13 @@ function recipeClock(instant: Date): RecipeClock {
  */
 export async function buildTrainingSet(options: BuildOptions): Promise<BuildReport> {
   const random = new SeededRandom(options.seed);
-  const recipes = options.recipes ?? RECIPES;
+  const recipeSet = options.recipeSet ?? "v3";
+  if (!isRecipeSetName(recipeSet)) {
+    throw new InvalidInputError(`Recipe set "${String(recipeSet)}" is unknown: choose one of ${RECIPE_SET_NAMES.join(", ")}.`, { code: "invalid_option" });
+  }
+  const recipes = options.recipes ?? RECIPE_SETS[recipeSet];
   const report: BuildReport = {
+    ...(options.recipes === undefined ? { recipeSet } : {}),
     examples: [],
     attempted: 0,
     dropped: { overlap: 0, "tool-not-offered": 0, "router-conflict": 0, "run-failed": 0 },

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { builtInApps } from "../../src/apps/registry.js";
+import { APP_CALL_RECIPES, COMPLETION_RECIPES } from "../../src/tune/app-call-recipes.js";
 import { drawsPerRound } from "../../src/tune/data.js";
 import { SeededRandom } from "../../src/tune/random.js";
-import { findRecipe, RECIPES, type Recipe, type RecipeClock } from "../../src/tune/recipes.js";
+import { findRecipe, isRecipeSetName, RECIPE_SET_NAMES, RECIPE_SETS, RECIPES, type Recipe, type RecipeClock } from "../../src/tune/recipes.js";
 
 const clock: RecipeClock = { today: "2027-04-01", plusDays: (days) => `2027-04-${String(1 + days).padStart(2, "0")}`, weekday: () => "Thursday" };
 
@@ -66,5 +68,62 @@ describe("training recipes", () => {
       if ([product, sum, quotient, miles, celsius].some((match) => match !== null)) checked++;
     }
     expect(checked).toBeGreaterThan(40);
+  });
+});
+
+describe("recipe sets", () => {
+  const appTools = new Set(builtInApps().flatMap((app) => app.tools.map((tool) => tool.name)));
+
+  it("keeps v3 the RECIPES array, and makes v4 v3 in the same order (its abstentions and clarifications weighed twice) followed by the new recipes", () => {
+    expect(RECIPE_SETS.v3).toBe(RECIPES);
+    RECIPES.forEach((recipe, position) => {
+      const drawn = RECIPE_SETS.v4[position]!;
+      if (recipe.kind === "abstention" || recipe.kind === "clarification") expect(drawn).toEqual({ ...recipe, weight: 2 * (recipe.weight ?? 1) });
+      else expect(drawn).toBe(recipe);
+    });
+    // About a third of a v4 round answers in words (v3: 45%).
+    const round = drawsPerRound(RECIPE_SETS.v4);
+    const abstaining = round.filter((recipe) => recipe.kind === "abstention" || recipe.kind === "clarification").length / round.length;
+    expect(abstaining).toBeGreaterThan(0.3);
+    expect(abstaining).toBeLessThan(0.4);
+    expect(RECIPE_SETS.v4.slice(RECIPES.length).map((recipe) => recipe.id)).toEqual([...APP_CALL_RECIPES, ...COMPLETION_RECIPES].map((recipe) => recipe.id));
+    const ids = RECIPE_SETS.v4.map((recipe) => recipe.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(RECIPE_SET_NAMES).toEqual(["v3", "v4"]);
+    expect(isRecipeSetName("v4")).toBe(true);
+    expect(isRecipeSetName("v5")).toBe(false);
+    expect(isRecipeSetName("toString")).toBe(false);
+  });
+
+  it("gives v4 single calls of at least 20 app tools that v3's single calls do not cover", () => {
+    const v3SingleCalls = new Set(RECIPES.filter((recipe) => recipe.kind === "single-call").flatMap((recipe) => recipe.tools));
+    const added = new Set(APP_CALL_RECIPES.flatMap((recipe) => recipe.tools).filter((tool) => !v3SingleCalls.has(tool)));
+    expect(added.size).toBeGreaterThanOrEqual(20);
+    for (const recipe of APP_CALL_RECIPES) {
+      expect(["single-call", "check-then-act"], recipe.id).toContain(recipe.kind);
+      for (const tool of recipe.tools) expect(appTools, `${recipe.id}: ${tool}`).toContain(tool);
+    }
+  });
+
+  it("makes each completion recipe a recovery of one app tool and the fix its error names", () => {
+    expect(COMPLETION_RECIPES.length).toBeGreaterThanOrEqual(4);
+    for (const recipe of COMPLETION_RECIPES) {
+      expect(recipe.kind, recipe.id).toBe("recovery");
+      expect(recipe.tools, recipe.id).toHaveLength(2);
+      for (const tool of recipe.tools) expect(appTools, `${recipe.id}: ${tool}`).toContain(tool);
+      // Each puts the profile in the failing state, and plays the call, the fix, the call again and an answer.
+      const instance = recipe.build(new SeededRandom(1), clock);
+      expect(instance.prepare, recipe.id).toBeDefined();
+      expect(instance.turns, recipe.id).toHaveLength(4);
+    }
+  });
+
+  it("draws requests in several phrasings for each new recipe", () => {
+    for (const recipe of [...APP_CALL_RECIPES, ...COMPLETION_RECIPES]) {
+      const random = new SeededRandom(9);
+      const requests = new Set(Array.from({ length: 40 }, () => recipe.build(random, clock).request));
+      expect(requests.size, recipe.id).toBeGreaterThanOrEqual(4);
+      for (const request of requests) expect(request.trim(), recipe.id).not.toBe("");
+    }
   });
 });

@@ -7,6 +7,7 @@ import { ensureModelFile } from "../../model/resolve.js";
 import { sha256OfFile } from "../../model/lora-adapter.js";
 import { buildTrainingSet } from "../../tune/data.js";
 import { EvaluationIndex, OVERLAP_NGRAM } from "../../tune/disjointness.js";
+import { isRecipeSetName, RECIPE_SET_NAMES, type RecipeSetName } from "../../tune/recipes.js";
 import { TrainingRenderer } from "../../tune/render.js";
 import { defaultDataPath, trainAdapter } from "../../tune/train.js";
 
@@ -15,6 +16,11 @@ function positiveInteger(value: string | undefined, option: string): number | un
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) throw new InvalidInputError(`${option} ${value} is not usable: give a whole number, 1 or more.`);
   return parsed;
+}
+
+function recipeSetOption(value: string): RecipeSetName {
+  if (isRecipeSetName(value)) return value;
+  throw new InvalidInputError(`--recipes ${value} is not a recipe set: choose one of ${RECIPE_SET_NAMES.join(", ")}.`, { code: "invalid_option" });
 }
 
 function positiveNumber(value: string | undefined, option: string): number | undefined {
@@ -35,8 +41,10 @@ export function registerTuneCommand(program: Command): void {
     .option("--count <n>", "examples to build", "200")
     .option("--seed <n>", "seed of the drawing", "1")
     .option("--base <model>", "model whose chat format and tokenizer render the prompts", SMOLLM2_ID)
+    .option("--recipes <set>", `recipe set to draw from: ${RECIPE_SET_NAMES.join(" or ")} (v4 adds single calls of more app tools and recoveries that finish the task)`, "v3")
     .option("--json", "print the report as JSON")
-    .action(async (options: { out?: string; count: string; seed: string; base: string; json?: boolean }) => {
+    .action(async (options: { out?: string; count: string; seed: string; base: string; recipes: string; json?: boolean }) => {
+      const recipeSet = recipeSetOption(options.recipes);
       const count = positiveInteger(options.count, "--count")!;
       const seed = Number(options.seed);
       if (!Number.isInteger(seed) || seed < 0) throw new InvalidInputError(`--seed ${options.seed} is not usable: give a whole number, 0 or more.`);
@@ -51,6 +59,7 @@ export function registerTuneCommand(program: Command): void {
           seed,
           renderer,
           index,
+          recipeSet,
           tokenizer: { fileName: path.split(/[\\/]/).pop()!, sha256 },
           onProgress: (done, total) => {
             if (!options.json) process.stderr.write(`\rexamples ${done}/${total}`);
@@ -63,6 +72,7 @@ export function registerTuneCommand(program: Command): void {
         const tokens = report.examples.reduce((sum, example) => sum + example.sequences.reduce((inner, sequence) => inner + sequence.tokens.length, 0), 0);
         const summary = {
           out,
+          recipes: recipeSet,
           examples: report.examples.length,
           sequences,
           tokens,
@@ -76,7 +86,7 @@ export function registerTuneCommand(program: Command): void {
           process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
           return;
         }
-        process.stdout.write(`wrote ${report.examples.length} examples (${sequences} model turns, ${tokens} tokens) to ${out}\n`);
+        process.stdout.write(`wrote ${report.examples.length} examples of recipe set ${recipeSet} (${sequences} model turns, ${tokens} tokens) to ${out}\n`);
         process.stdout.write(
           `evaluation overlap (${OVERLAP_NGRAM}-gram or whole text, against ${Object.entries(index.sizes).map(([name, size]) => `${name} ${size} n-grams`).join(", ")}): ` +
             `${report.dropped.overlap} of ${report.attempted} drawn examples overlapped and were dropped; the file has 0\n`,
