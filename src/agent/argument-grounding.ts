@@ -24,7 +24,8 @@
  *   times or divided by 60, 100 or 1000 (minutes and hours, percent, units),
  *   and 0 and 1 always;
  * - booleans, nulls and values the schema itself lists (enum, const,
- *   default, or a default its descriptions name).
+ *   default, a default its descriptions name, or a list of single words a
+ *   description opens with or gives as "one of").
  */
 import { mapSchemaNodes } from "../model/json-schema.js";
 import type { JsonSchema, ToolCall, ToolSpec } from "../model/types.js";
@@ -111,12 +112,32 @@ function schemaValues(schema: unknown, into: Set<string>): void {
   if ("const" in node) into.add(String(node.const).toLowerCase());
   if ("default" in node && node.default !== undefined && typeof node.default !== "object") into.add(String(node.default).toLowerCase());
   if (typeof node.description === "string") {
+    for (const value of listedInDescription(node.description)) into.add(value);
     for (const match of node.description.matchAll(/\bdefaults?(?:\s+(?:value|is|to|of))*\s*[:=]?\s*['"`]?([^'"`,;)\n]+?)['"`]?(?=[.,;)\n]|$)/gi)) {
       const named = match[1]?.trim().toLowerCase();
       if (named) into.add(named);
     }
   }
   for (const [key, value] of Object.entries(node)) if (key !== "enum" && key !== "const" && key !== "default" && typeof value === "object") schemaValues(value, into);
+}
+
+/** A list of single words that opens a description or follows "one of": "like, love, laugh, wow, sad or thanks". */
+const WORD_LIST = /(?:^|\b(?:one|any) of:?\s+)((?:[a-z][\w-]*,\s+)+[a-z][\w-]*,?\s+or\s+[a-z][\w-]*)\b/gi;
+
+/**
+ * The values a description lists as the parameter's choices: the tool's own
+ * words, as an enum would be ("like, love, laugh, wow, sad or thanks, or the
+ * emoji itself"), so a model that maps "a thumbs up" to `like` is not asking
+ * for a value nobody gave. Only lists of single words that open the
+ * description or follow "one of": prose that names kinds of value ("Contact
+ * name, phone or conversation id") is not a list of choices. A list of kinds
+ * made of single words ("Name, email or phone") passes too; a call with
+ * `to: "phone"` then fails on the tool's own check, as any wrong name does.
+ */
+function listedInDescription(description: string): string[] {
+  const values: string[] = [];
+  for (const match of description.matchAll(WORD_LIST)) values.push(...match[1]!.split(/,\s*|\s+or\s+/).map((item) => item.trim().toLowerCase()).filter((item) => item !== ""));
+  return values;
 }
 
 function relatesToEvidence(term: string, evidence: Evidence): boolean {

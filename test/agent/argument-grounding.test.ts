@@ -36,6 +36,21 @@ describe("argument grounding", () => {
     expect(guessed({ symbol: "AMD", currency: "EUR" }, "price of AMD")).toEqual(["currency"]);
   });
 
+  it("takes a choice a description lists, as it takes an enum's", () => {
+    const reaction: JsonSchema = {
+      type: "object",
+      properties: { reaction: { type: "string", description: 'like, love, laugh, wow, sad or thanks, or the emoji itself, e.g. "like".' } },
+    };
+    expect(guessed({ reaction: "like" }, "give Ana's last message a thumbs up", [], reaction)).toEqual([]);
+    expect(guessed({ reaction: "love" }, "put a heart on it", [], reaction)).toEqual([]);
+    expect(guessed({ reaction: "angry" }, "put a heart on it", [], reaction)).toEqual(["reaction"]);
+    const colour: JsonSchema = { type: "object", properties: { colour: { type: "string", description: "The colour, one of: red, green or blue." } } };
+    expect(guessed({ colour: "green" }, "paint it", [], colour)).toEqual([]);
+    // Prose is no list: "zone of the date" is not "one of", and several words make a kind, not a choice.
+    const zone: JsonSchema = { type: "object", properties: { zone: { type: "string", description: "IANA zone of the date, when not yours." }, to: { type: "string", description: "Contact name, phone or conversation id." } } };
+    expect(guessed({ zone: "date", to: "phone" }, "call me", [], zone)).toEqual(["zone", "to"]);
+  });
+
   it("matches words loosely: case, plurals, one word starting the other, a word inside a longer value", () => {
     expect(guessed({ symbol: "Dentist appointment" }, "add the dentist on Friday")).toEqual([]);
     expect(guessed({ symbol: "groceries" }, "what's on my grocery list")).toEqual([]);
