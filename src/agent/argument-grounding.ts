@@ -223,7 +223,8 @@ function tidy(value: number): number {
  * refuses its guess and asks) or more than `MAX_NUMBER_CHOICES`.
  */
 export function groundedNumberChoices(source: GroundingEvidence): number[] | undefined {
-  const known = new Set(numbersOf([source.userText, ...source.results].join("\n")).filter(Number.isFinite));
+  // A copy: the evidence's own set stays as grounding reads it.
+  const known = new Set(evidenceOf(source).numbers);
   known.delete(0);
   known.delete(1);
   if (known.size === 0) return undefined;
