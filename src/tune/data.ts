@@ -98,6 +98,11 @@ function recipeClock(instant: Date): RecipeClock {
  */
 export async function buildTrainingSet(options: BuildOptions): Promise<BuildReport> {
   const random = new SeededRandom(options.seed);
+  // The fences around untrusted results take their boundaries from the seed too (at inference they are
+  // random): a recipe set and seed make the same file, byte for byte. A generator of their own leaves the
+  // draws of requests and values as they were.
+  const fences = new SeededRandom(options.seed ^ 0x5eed_f3c3);
+  const fenceBoundaries = (): string => fences.integer(0, 0xffff_ffff).toString(16).padStart(8, "0");
   const recipeSet = options.recipeSet ?? "v3";
   if (!isRecipeSetName(recipeSet)) {
     throw new InvalidInputError(`Recipe set "${String(recipeSet)}" is unknown: choose one of ${RECIPE_SET_NAMES.join(", ")}.`, { code: "invalid_option" });
@@ -125,7 +130,7 @@ export async function buildTrainingSet(options: BuildOptions): Promise<BuildRepo
       if (attempt % round.length === 0) order = random.shuffle(round);
       const recipe = order[attempt % round.length]!;
       const instant = new Date(CLOCK_BASE + random.integer(0, 240) * 86_400_000 + random.integer(0, 11) * 3_600_000);
-      const built = await buildExample(recipe, random, instant, join(scratch, `profile-${attempt}`), options, report);
+      const built = await buildExample(recipe, random, instant, join(scratch, `profile-${attempt}`), { ...options, fenceBoundaries }, report);
       if (built !== undefined) {
         report.examples.push(built);
         report.byKind[built.kind] = (report.byKind[built.kind] ?? 0) + 1;
@@ -153,7 +158,7 @@ async function buildExample(
   random: SeededRandom,
   instant: Date,
   directory: string,
-  options: BuildOptions,
+  options: BuildOptions & { fenceBoundaries: () => string },
   report: BuildReport,
 ): Promise<TrainingExample | undefined> {
   const clock = recipeClock(instant);
@@ -198,7 +203,7 @@ async function buildExample(
       profile,
       model,
       tools,
-      safety: { policy: Policy.defaultPolicy(), audit: false },
+      safety: { policy: Policy.defaultPolicy(), audit: false, fenceBoundaries: options.fenceBoundaries },
       // The trajectory is the approved path: nothing pauses for a person.
       approveEveryCall: true,
       // Room for a find_tools turn before each planned call, and one more turn. The recipes

@@ -48,6 +48,19 @@ describe("botpsy tune data", () => {
     }
   });
 
+  it("makes the same examples, byte for byte, from the same seed: fence boundaries and the demo files' times included", async () => {
+    // A news item is fenced as untrusted (its boundary is random at inference); a missing file lists a folder (times from the disk).
+    const recipes = [findRecipe("headlines")!, findRecipe("file-not-found")!];
+    const first = await buildTrainingSet({ count: 4, seed: 3, renderer, index, tokenizer, recipes });
+    const second = await buildTrainingSet({ count: 4, seed: 3, renderer, index, tokenizer, recipes });
+    const text = JSON.stringify(first.examples);
+    expect(text).toContain("<<untrusted ");
+    expect(text).toContain('\\"modified\\"');
+    expect(JSON.stringify(second.examples)).toBe(text);
+    const other = await buildTrainingSet({ count: 4, seed: 4, renderer, index, tokenizer, recipes });
+    expect(JSON.stringify(other.examples)).not.toBe(text);
+  });
+
   it("drops examples whose request is in an evaluation set, and says so", async () => {
     const clarification = findRecipe("missing-detail")!;
     const probe = new EvaluationIndex([

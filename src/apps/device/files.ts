@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { z } from "zod";
 import { defineTool, ToolError } from "../../tools/tool.js";
@@ -310,13 +310,20 @@ export const filesApp: App = {
   attach(store, environment) {
     prepareSandbox(store, environment);
   },
-  seed(tx) {
+  seed(tx, environment) {
     const root = sandboxRoot(tx);
+    // The demo files were last changed at the profile's clock, not when the disk was written:
+    // a profile on a fixed clock lists the same times on every machine and every run.
+    const seededAt = environment.now();
+    const touched = new Set<string>();
     for (const [relative, content] of Object.entries(SEED_FILES)) {
       const absolute = join(root, ...relative.split("/"));
       mkdirSync(dirname(absolute), { recursive: true });
       writeFileSync(absolute, content);
+      touched.add(absolute);
+      for (let folder = dirname(absolute); folder.startsWith(root) && folder !== root; folder = dirname(folder)) touched.add(folder);
     }
+    for (const path of touched) utimesSync(path, seededAt, seededAt);
   },
   view(tx) {
     const root = resolveSandboxPath(sandboxRoot(tx), "").absolute;
