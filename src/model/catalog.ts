@@ -128,8 +128,8 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     // (README, "Fine-tuning"). `--lora none` runs the model untuned.
     shippedAdapter: {
       fileName: "smollm2-135m-instruct-q4_1-botpsy-v3.gguf",
-      sizeBytes: 9_798_176,
-      sha256: "8e54cb010407e1ff2c5504c867735f6aa3327f757493c5b462c8754d95b9280c",
+      sizeBytes: 9_797_984,
+      sha256: "472e1765589b5e5146ca0903aa54fb431426adf95c89416c7448b1913faa9a07",
     },
     chatFormat: "prompted",
     license: "Apache-2.0",
@@ -185,8 +185,8 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     // abstentions (13/17), passing 12/40 of the dev sample against the untuned base's 3/40.
     shippedAdapter: {
       fileName: "gemma3-270m-q4_k_m-botpsy-v3.gguf",
-      sizeBytes: 7_611_744,
-      sha256: "f339d7639d86007c1690ed643643e92da5ba2f1476a58c99aec4c881096f4c87",
+      sizeBytes: 7_611_520,
+      sha256: "358e2e049a14f37f8bd09882daa81b3c35a60942822981ef1f193a0f956ba117",
     },
     chatFormat: "prompted",
     license: "Gemma Terms of Use",

@@ -99,6 +99,35 @@ export function readTrainingData(path: string, baseSha256: string): TrainingExam
   return examples;
 }
 
+/**
+ * llama.cpp's converter takes an adapter's GGUF metadata (its name, its base
+ * model, its tags) from the model card beside the weights. peft's own card and
+ * config name the base by the folder it was loaded from, a path on this
+ * machine, which would then travel inside every adapter file; botpsy writes
+ * both so that the adapter names itself and its base by their catalog names.
+ */
+export function writeAdapterCard(adapterDirectory: string, adapterName: string, baseName: string): void {
+  const configPath = join(adapterDirectory, "adapter_config.json");
+  const config = JSON.parse(readFileSync(configPath, "utf8")) as Record<string, unknown>;
+  writeFileSync(configPath, `${JSON.stringify({ ...config, base_model_name_or_path: baseName }, null, 2)}\n`);
+  const card = [
+    "---",
+    `name: ${JSON.stringify(adapterName)}`,
+    "base_model:",
+    `- name: ${JSON.stringify(baseName)}`,
+    "tags:",
+    "- lora",
+    "- botpsy",
+    "---",
+    "",
+    `# ${adapterName}`,
+    "",
+    `A LoRA adapter trained by \`botpsy tune train\` for ${baseName}; its record (the \`.gguf.json\` beside the GGUF) says on what data and with which command.`,
+    "",
+  ];
+  writeFileSync(join(adapterDirectory, "README.md"), card.join("\n"));
+}
+
 function runPython(python: string, args: readonly string[], signal?: AbortSignal): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(python, args, { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, PYTHONUNBUFFERED: "1" } });
@@ -171,6 +200,7 @@ export async function trainAdapter(options: TrainOptions, signal?: AbortSignal):
   }
 
   mkdirSync(dirname(adapterPath), { recursive: true });
+  writeAdapterCard(join(workDirectory, "adapter-hf"), basename(adapterPath, ".gguf"), baseName);
   const converted = await runPython(environment.python, [
     join(environment.llamaCppDirectory, "convert_lora_to_gguf.py"),
     "--base", floatDirectory,

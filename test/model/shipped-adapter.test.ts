@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readGgufFileInfo } from "node-llama-cpp";
 import { afterAll, describe, expect, it } from "vitest";
 import { findCatalogEntry, MODEL_CATALOG, SMOLLM2_ID, type CatalogEntry } from "../../src/model/catalog.js";
 import { adapterMetadataPath, adapterName, listAdapters, readAdapterMetadata, recordedCallBias, sha256OfFile } from "../../src/model/lora-adapter.js";
@@ -60,6 +61,19 @@ describe("the adapters botpsy ships", () => {
       const path = await shippedAdapterPath(entry);
       expect(await sha256OfFile(path!)).toBe(entry.shippedAdapter!.sha256);
       expect(adapterMetadataPath(path!)).toBe(`${path}.json`);
+    }
+  });
+
+  it("name themselves and their base by catalog name inside the GGUF, with no path of the machine that trained them", async () => {
+    const shipped = listAdapters(shippedAdaptersDirectory());
+    for (const adapter of shipped) {
+      const { metadata } = await readGgufFileInfo(adapter.path, { readTensorInfo: false });
+      const general = metadata.general as unknown as Record<string, unknown>;
+      expect(general.type, adapter.path).toBe("adapter");
+      expect(general.name, adapter.path).toBe(adapterName(adapter.path));
+      expect(general.base_model, adapter.path).toEqual({ count: 1, 0: { name: readAdapterMetadata(adapter.path).base.name } });
+      expect(general.tags, adapter.path).toEqual(["lora", "botpsy"]);
+      expect(JSON.stringify(metadata), adapter.path).not.toMatch(/\/(root|home|work|tmp|Users)\/|huggingface\.co|\.botpsy/);
     }
   });
 

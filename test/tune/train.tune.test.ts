@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
+import { readGgufFileInfo } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
 import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
 import { readAdapterMetadata, sha256OfFile } from "../../src/model/lora-adapter.js";
@@ -85,6 +86,13 @@ describe("botpsy tune train (real training)", () => {
 
     expect(statSync(adapter).size).toBeGreaterThan(1_000_000);
     expect(readAdapterMetadata(adapter).base.sha256).toBe(await sha256OfFile(modelPath));
+    // The GGUF names the adapter and its base, and carries no path of this machine (peft's card would give the float cache's folder).
+    const { metadata } = await readGgufFileInfo(adapter, { readTensorInfo: false });
+    const general = metadata.general as unknown as Record<string, unknown>;
+    expect(general.name).toBe("tune-test");
+    expect(general.base_model).toEqual({ count: 1, 0: { name: basename(modelPath, ".gguf") } });
+    expect(JSON.stringify(metadata)).not.toContain(home);
+    expect(JSON.stringify(metadata)).not.toMatch(/huggingface\.co|tune\/float/);
     const before = await firstCall(undefined);
     const after = await firstCall(adapter);
     expect(after).not.toBe(before);
