@@ -23,7 +23,7 @@ import { reachedStepLimit, repeatsSucceededCalls, resolveFinalAnswer, skipCallsA
 import { applyDecisions, checkDecisions } from "./resumption.js";
 import { createRunState, type RunState } from "./run-state.js";
 import { AgentSessionStore, AgentStateError } from "./session-store.js";
-import { callableForms, offeredForms, prepareFirstTurn, recoveryChoice, resumeChoice, selectedTools, sessionHistory, systemMessage, type FirstTurn } from "./turn-preparation.js";
+import { callableForms, continuationChoice, offeredForms, prepareFirstTurn, recoveryChoice, resumeChoice, selectedTools, sessionHistory, systemMessage, type FirstTurn } from "./turn-preparation.js";
 import type { AgentEvent, AgentOutcome, AgentRun, AgentStopReason, ApprovalDecision, ApprovalRequest } from "./types.js";
 import type { AgentWorld } from "./world.js";
 
@@ -102,6 +102,12 @@ export interface AgentOptions {
    * failed call as it was, and once completed the wrong task.
    */
   resumeAfterRecovery?: boolean;
+  /**
+   * After a turn whose calls all succeeded, make the next turn call the tool
+   * that a part of the request not yet served clearly points at ("… and set
+   * an alarm for 6:30" after `pause_music`; see `continuationChoice`).
+   */
+  continuationRouting?: boolean;
   /**
    * A turn whose every call repeats, with the same arguments, a call that
    * succeeded in the step before ends the run with the answer composed from
@@ -305,7 +311,9 @@ export class Agent {
         // Recovery routing reads the offered names only, which pruning never changes.
         const preparation = { ...this.options, generationToolChoice: this.options.generation?.toolChoice };
         const recovery =
-          recoveryChoice(state.calls, step, selected, preparation, (name) => this.toolbox.get(name) !== undefined) ?? resumeChoice(state.calls, step, selected, preparation);
+          recoveryChoice(state.calls, step, selected, preparation, (name) => this.toolbox.get(name) !== undefined) ??
+          resumeChoice(state.calls, step, selected, preparation) ??
+          continuationChoice(state.request, state.calls, step, selected, preparation);
         const held = recovery !== undefined;
         let turn: ModelTurn = {
           runId: state.runId,

@@ -24,6 +24,8 @@ export interface TurnPreparationOptions {
   recoveryRouting?: boolean;
   /** After a failed call and a fix that worked, hold the next turn to the failed call (see `resumeChoice`; default false); needs `recoveryRouting`. */
   resumeAfterRecovery?: boolean;
+  /** After a turn whose calls all succeeded, hold the next turn to the tool a part of the request not yet served points at (see `continuationChoice`; default false). */
+  continuationRouting?: boolean;
 }
 
 /** Failures after which the model is no longer held to a call: it should tell the user what went wrong. */
@@ -99,6 +101,59 @@ export function resumeChoice(calls: readonly CallRecord[], step: number, callabl
   if (recoveryTurnsSpent(calls, step)) return undefined;
   if (since.every((record) => record.call.name === FIND_TOOLS_NAME)) return callable.length > 0 ? "required" : undefined;
   return callable.some((tool) => tool.name === failure.call.name) ? { name: failure.call.name } : undefined;
+}
+
+/**
+ * The parts of a request, each of which may ask for its own action: split at
+ * sentence ends, semicolons and colons, commas, "then" and "and". "Pause the
+ * music and set an alarm for 6:30" is two parts; a part that names no tool
+ * clearly (a list's second item, "Slow Burn") is read by the router as
+ * asking for nothing, so splitting too often costs nothing.
+ */
+export function requestParts(request: string): string[] {
+  return request
+    .split(/[.;:!?]+(?:\s+|$)|,\s*|\s+(?:and\s+)?then\s+|\s+and\s+|\s+also\s+/i)
+    .map((part) => part.trim().replace(/^(?:and|then|also|so)\s+/i, ""))
+    .filter((part) => part !== "");
+}
+
+/**
+ * The tool choice of the turn after a turn whose calls all succeeded, when a
+ * part of the request is not served yet: a small model that has done the
+ * first thing asked mostly stops there ("Pause the music and set an alarm
+ * for 6:30" ends after `pause_music`). Each part of the request
+ * (`requestParts`) is routed as a first turn is (`routeToolChoice`, on the
+ * offered tools but `find_tools`); a part of which two words or more clearly
+ * point at one dominant tool that no call of this run has named is not
+ * served, and the
+ * next turn is held to that tool, the first such part in the request's
+ * order. A held turn calls its tool, so each part holds at most one turn;
+ * never after a failed call (recovery routing's case), and never when the
+ * caller fixed the choice. Only the user's words
+ * count: a tool result cannot make the loop call anything. Off unless
+ * `continuationRouting` is true.
+ */
+export function continuationChoice(
+  request: string,
+  calls: readonly CallRecord[],
+  step: number,
+  callable: readonly ToolSpec[],
+  options: TurnPreparationOptions,
+): ToolChoice | undefined {
+  if (options.continuationRouting !== true || step < 2) return undefined;
+  if (options.generationToolChoice !== undefined && options.generationToolChoice !== "auto") return undefined;
+  const previous = calls.filter((record) => record.step === step - 1);
+  if (previous.length === 0 || !previous.every((record) => record.status === "ok")) return undefined;
+  const tools = callable.filter((tool) => tool.name !== FIND_TOOLS_NAME);
+  const named = new Set(calls.map((record) => record.call.name));
+  for (const part of requestParts(request)) {
+    const route = routeToolChoice(part, tools, options.router);
+    // Two of the part's own words, not one: "if it is" must not point anywhere.
+    if (typeof route.toolChoice !== "object" || route.matchedTerms < 2) continue;
+    const tool = route.toolChoice.name;
+    if (!named.has(tool)) return { name: tool };
+  }
+  return undefined;
 }
 
 /** How the first turn of a request calls: the tool choice and the tools it is offered. */

@@ -22,6 +22,8 @@ export interface HarnessSettings {
   recovery?: "on" | "off";
   /** After a fix worked, hold the next turn to the failed call (`resumeAfterRecovery`): "off" (default) or "on". */
   resume?: "on" | "off";
+  /** After a turn whose calls all succeeded, hold the next turn to the tool an unserved part of the request names (`continuationRouting`): "off" (default) or "on". */
+  continuation?: "on" | "off";
   /** End the run when a turn only repeats calls that just succeeded (`endRepeatedSuccess`): "end" (default) or "run". */
   repeats?: "end" | "run";
   /** Refuse calls whose values nothing in the conversation carries (`argumentGrounding`): "on" (default) or "off". */
@@ -38,6 +40,7 @@ const KEYS = {
   "compose-answers": ["on", "off"],
   recovery: ["on", "off"],
   resume: ["on", "off"],
+  continuation: ["on", "off"],
   repeats: ["end", "run"],
   grounding: ["on", "off"],
   numbers: ["free", "held"],
@@ -51,6 +54,7 @@ const NAMED_VALUE_FIELDS = {
   "compose-answers": "composeAnswers",
   recovery: "recovery",
   resume: "resume",
+  continuation: "continuation",
   repeats: "repeats",
   grounding: "grounding",
   numbers: "numbers",
@@ -91,6 +95,7 @@ export function harnessAgentOptions(harness: HarnessSettings | undefined): Runti
     ...(harness.composeAnswers !== undefined ? { composeUnreadableAnswers: harness.composeAnswers === "on" } : {}),
     ...(harness.recovery !== undefined ? { recoveryRouting: harness.recovery === "on" } : {}),
     ...(harness.resume !== undefined ? { resumeAfterRecovery: harness.resume === "on" } : {}),
+    ...(harness.continuation !== undefined ? { continuationRouting: harness.continuation === "on" } : {}),
     ...(harness.repeats !== undefined ? { endRepeatedSuccess: harness.repeats === "end" } : {}),
     ...(harness.grounding !== undefined ? { argumentGrounding: harness.grounding === "on" } : {}),
     ...(harness.numbers !== undefined ? { numberHolding: harness.numbers === "held" } : {}),

@@ -10,7 +10,7 @@ import { RepeatedFailureGuard } from "../../src/agent/repeated-calls.js";
 import { reachedStepLimit, repeatsSucceededCalls, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "../../src/agent/resolution.js";
 import { applyDecisions, checkDecisions, DECLINED_MESSAGE } from "../../src/agent/resumption.js";
 import { createRunState, provenanceOf, type RunState } from "../../src/agent/run-state.js";
-import { firstTurnChoice, heldTurnForms, prepareFirstTurn, pruneTurnArguments, recoveryChoice, resumeChoice, selectedTools } from "../../src/agent/turn-preparation.js";
+import { continuationChoice, firstTurnChoice, heldTurnForms, prepareFirstTurn, pruneTurnArguments, recoveryChoice, requestParts, resumeChoice, selectedTools } from "../../src/agent/turn-preparation.js";
 import type { AgentEvent, CallRecord } from "../../src/agent/types.js";
 import type { Profile } from "../../src/apps/profile.js";
 import type { ToolCall, ToolSpec } from "../../src/model/types.js";
@@ -232,6 +232,62 @@ describe("recovery after a failed call (recoveryRouting)", () => {
     expect(model.requests[2]!.toolChoice).toEqual({ name: "download_file" });
     expect(model.requests[3]!.toolChoice ?? "auto").toBe("auto");
     expect(outcome.calls.map((record) => `${record.call.name}:${record.status}`)).toEqual(["download_file:error", "set_wifi:ok", "download_file:ok"]);
+  });
+});
+
+describe("continuation routing: the parts of a request not served yet", () => {
+  const simple = (name: string, description: string): Tool =>
+    defineTool({ name, description, input: z.object({ time: z.string().optional() }), risk: "write", run: () => ({ done: name }) });
+  const appTools = [
+    simple("pause_music", "Pause the music that is playing."),
+    simple("set_alarm", "Set an alarm at a time of day."),
+    simple("list_alarms", "List the alarms."),
+    simple("get_weather", "Weather forecast for a place and a day."),
+  ];
+  const specs = appTools.map(toolSpec);
+  const on = { continuationRouting: true };
+  const ok = (name: string, step: number): CallRecord => ({ call: call(name, {}), risk: "write", status: "ok", durationMs: 1, step });
+
+  it("splits a request at sentence ends, commas, 'and', 'then' and 'also', without the joining words", () => {
+    expect(requestParts("Pause the music and set an alarm for 6:30 tomorrow")).toEqual(["Pause the music", "set an alarm for 6:30 tomorrow"]);
+    expect(requestParts("Make a playlist, then play it. Also, thanks!")).toEqual(["Make a playlist", "play it", "Also", "thanks"]);
+    expect(requestParts("I'm going out, and tell Ana I'll call")).toEqual(["I'm going out", "tell Ana I'll call"]);
+    expect(requestParts("at 6:30")).toEqual(["at 6:30"]);
+  });
+
+  it("holds the turn after a successful call to the tool an unserved part points at, by two of its words", () => {
+    const request = "Pause the music and set an alarm for 6:30 tomorrow";
+    expect(continuationChoice(request, [ok("pause_music", 1)], 2, specs, on)).toEqual({ name: "set_alarm" });
+    // Served once the tool was called, whatever its outcome.
+    expect(continuationChoice(request, [ok("pause_music", 1), ok("set_alarm", 2)], 3, specs, on)).toBeUndefined();
+    expect(continuationChoice(request, [ok("pause_music", 1), { ...ok("set_alarm", 2), status: "declined" }], 3, specs, on)).toBeUndefined();
+    // A part with one matching word ("alarm") is not clear enough.
+    expect(continuationChoice("Pause the music, alarm", [ok("pause_music", 1)], 2, specs, on)).toBeUndefined();
+  });
+
+  it("leaves the turn free when off, on the first turn, after a failure, when the caller fixed the choice, or when the tool is not offered", () => {
+    const request = "Pause the music and set an alarm for 6:30 tomorrow";
+    expect(continuationChoice(request, [ok("pause_music", 1)], 2, specs, {})).toBeUndefined();
+    expect(continuationChoice(request, [], 1, specs, on)).toBeUndefined();
+    const failure: CallRecord = { ...ok("pause_music", 1), status: "error", error: { code: "not_playing", message: "Nothing is playing." } };
+    expect(continuationChoice(request, [failure], 2, specs, on)).toBeUndefined();
+    expect(continuationChoice(request, [ok("pause_music", 1)], 2, specs, { ...on, generationToolChoice: "none" })).toBeUndefined();
+    expect(continuationChoice(request, [ok("pause_music", 1)], 2, specs.slice(0, 1), on)).toBeUndefined();
+    // The model's own last turn answered in words before any call: nothing to continue from.
+    expect(continuationChoice(request, [ok("pause_music", 1)], 3, specs, on)).toBeUndefined();
+  });
+
+  it("makes the agent call the second part's tool after the first, then lets the model answer", async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "pause_music", arguments: {} }] },
+      { toolCalls: [{ name: "set_alarm", arguments: { time: "06:30" } }] },
+      "Paused, and the alarm is set.",
+    ]);
+    const agent = new Agent({ model, profile, toolbox: new ToolBox(appTools), gate: new TableGate({}), continuationRouting: true });
+    const outcome = await agent.run("Pause the music and set an alarm for 6:30 tomorrow").outcome;
+    expect(model.requests[1]!.toolChoice).toEqual({ name: "set_alarm" });
+    expect(model.requests[2]!.toolChoice ?? "auto").toBe("auto");
+    expect(outcome.calls.map((record) => `${record.call.name}:${record.status}`)).toEqual(["pause_music:ok", "set_alarm:ok"]);
   });
 });
 
