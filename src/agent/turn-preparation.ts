@@ -117,12 +117,30 @@ export function requestParts(request: string): string[] {
     .filter((part) => part !== "");
 }
 
+const QUESTION_OPENING = /^(?:what|which|who|whom|whose|when|where|why|how|is|are|am|was|were|do|does|did|can|could|will|would|should|shall|may|have|has)\b/i;
+
+/**
+ * The parts of a request that ask for an action: not its questions ("What
+ * does Frank want me to bring?" asks to be told, and a tool its words match,
+ * `send_email`, would act where nobody asked). A question is a sentence that
+ * ends in "?" or a part that opens like one.
+ */
+export function requestActions(request: string): string[] {
+  const questions = new Set(
+    request
+      .split(/(?<=[.!?])\s+/)
+      .filter((sentence) => sentence.trim().endsWith("?"))
+      .flatMap(requestParts),
+  );
+  return requestParts(request).filter((part) => !questions.has(part) && !QUESTION_OPENING.test(part));
+}
+
 /**
  * The tool choice of the turn after a turn whose calls all succeeded, when a
  * part of the request is not served yet: a small model that has done the
  * first thing asked mostly stops there ("Pause the music and set an alarm
- * for 6:30" ends after `pause_music`). Each part of the request
- * (`requestParts`) is routed as a first turn is (`routeToolChoice`, on the
+ * for 6:30" ends after `pause_music`). Each part of the request that asks
+ * for an action (`requestActions`: its questions do not) is routed as a first turn is (`routeToolChoice`, on the
  * offered tools but `find_tools`); a part of which two words or more clearly
  * point at one dominant tool that no call of this run has named is not
  * served, and the
@@ -146,7 +164,7 @@ export function continuationChoice(
   if (previous.length === 0 || !previous.every((record) => record.status === "ok")) return undefined;
   const tools = callable.filter((tool) => tool.name !== FIND_TOOLS_NAME);
   const named = new Set(calls.map((record) => record.call.name));
-  for (const part of requestParts(request)) {
+  for (const part of requestActions(request)) {
     const route = routeToolChoice(part, tools, options.router);
     // Two of the part's own words, not one: "if it is" must not point anywhere.
     if (typeof route.toolChoice !== "object" || route.matchedTerms < 2) continue;

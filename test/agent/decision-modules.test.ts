@@ -10,7 +10,7 @@ import { RepeatedFailureGuard } from "../../src/agent/repeated-calls.js";
 import { reachedStepLimit, repeatsSucceededCalls, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "../../src/agent/resolution.js";
 import { applyDecisions, checkDecisions, DECLINED_MESSAGE } from "../../src/agent/resumption.js";
 import { createRunState, provenanceOf, type RunState } from "../../src/agent/run-state.js";
-import { continuationChoice, firstTurnChoice, heldTurnForms, prepareFirstTurn, pruneTurnArguments, recoveryChoice, requestParts, resumeChoice, selectedTools } from "../../src/agent/turn-preparation.js";
+import { continuationChoice, firstTurnChoice, heldTurnForms, prepareFirstTurn, pruneTurnArguments, recoveryChoice, requestActions, requestParts, resumeChoice, selectedTools } from "../../src/agent/turn-preparation.js";
 import type { AgentEvent, CallRecord } from "../../src/agent/types.js";
 import type { Profile } from "../../src/apps/profile.js";
 import type { ToolCall, ToolSpec } from "../../src/model/types.js";
@@ -255,12 +255,20 @@ describe("continuation routing: the parts of a request not served yet", () => {
     expect(requestParts("at 6:30")).toEqual(["at 6:30"]);
   });
 
+  it("takes a request's questions for questions, not actions", () => {
+    expect(requestActions("What is on tomorrow, and which alarm rings first? Set one for 6:30.")).toEqual(["Set one for 6:30"]);
+    expect(requestActions("Is my alarm before 7? If it is, move it to 7:15.")).toEqual(["If it is", "move it to 7:15"]);
+    expect(requestActions("how do I set an alarm")).toEqual([]);
+  });
+
   it("holds the turn after a successful call to the tool an unserved part points at, by two of its words", () => {
     const request = "Pause the music and set an alarm for 6:30 tomorrow";
     expect(continuationChoice(request, [ok("pause_music", 1)], 2, specs, on)).toEqual({ name: "set_alarm" });
     // Served once the tool was called, whatever its outcome.
     expect(continuationChoice(request, [ok("pause_music", 1), ok("set_alarm", 2)], 3, specs, on)).toBeUndefined();
     expect(continuationChoice(request, [ok("pause_music", 1), { ...ok("set_alarm", 2), status: "declined" }], 3, specs, on)).toBeUndefined();
+    // A question's words point at no action.
+    expect(continuationChoice("Pause the music. Could you set an alarm for 6:30?", [ok("pause_music", 1)], 2, specs, on)).toBeUndefined();
     // A part with one matching word ("alarm") is not clear enough.
     expect(continuationChoice("Pause the music, alarm", [ok("pause_music", 1)], 2, specs, on)).toBeUndefined();
   });
