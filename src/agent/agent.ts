@@ -106,6 +106,10 @@ export interface AgentOptions {
    * After a turn whose calls all succeeded, make the next turn call the tool
    * that a part of the request not yet served clearly points at ("… and set
    * an alarm for 6:30" after `pause_music`; see `continuationChoice`).
+   * Default true: on the apps dev split it passed one more case with
+   * botpsy-v4 (48 of 151 against 47) and, with the default botpsy-v3,
+   * changed one run (the task the request also asked for was added) and
+   * passed the same 43; no run lost.
    */
   continuationRouting?: boolean;
   /**

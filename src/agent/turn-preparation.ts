@@ -24,7 +24,7 @@ export interface TurnPreparationOptions {
   recoveryRouting?: boolean;
   /** After a failed call and a fix that worked, hold the next turn to the failed call (see `resumeChoice`; default false); needs `recoveryRouting`. */
   resumeAfterRecovery?: boolean;
-  /** After a turn whose calls all succeeded, hold the next turn to the tool a part of the request not yet served points at (see `continuationChoice`; default false). */
+  /** After a turn whose calls all succeeded, hold the next turn to the tool a part of the request not yet served points at (see `continuationChoice`; default true). */
   continuationRouting?: boolean;
 }
 
@@ -148,8 +148,8 @@ export function requestActions(request: string): string[] {
  * order. A held turn calls its tool, so each part holds at most one turn;
  * never after a failed call (recovery routing's case), and never when the
  * caller fixed the choice. Only the user's words
- * count: a tool result cannot make the loop call anything. Off unless
- * `continuationRouting` is true.
+ * count: a tool result cannot make the loop call anything. On unless
+ * `continuationRouting` is false.
  */
 export function continuationChoice(
   request: string,
@@ -158,7 +158,7 @@ export function continuationChoice(
   callable: readonly ToolSpec[],
   options: TurnPreparationOptions,
 ): ToolChoice | undefined {
-  if (options.continuationRouting !== true || step < 2) return undefined;
+  if (options.continuationRouting === false || step < 2) return undefined;
   if (options.generationToolChoice !== undefined && options.generationToolChoice !== "auto") return undefined;
   const previous = calls.filter((record) => record.step === step - 1);
   if (previous.length === 0 || !previous.every((record) => record.status === "ok")) return undefined;

@@ -22,7 +22,7 @@ export interface HarnessSettings {
   recovery?: "on" | "off";
   /** After a fix worked, hold the next turn to the failed call (`resumeAfterRecovery`): "off" (default) or "on". */
   resume?: "on" | "off";
-  /** After a turn whose calls all succeeded, hold the next turn to the tool an unserved part of the request names (`continuationRouting`): "off" (default) or "on". */
+  /** After a turn whose calls all succeeded, hold the next turn to the tool an unserved part of the request names (`continuationRouting`): "on" (default) or "off". */
   continuation?: "on" | "off";
   /** End the run when a turn only repeats calls that just succeeded (`endRepeatedSuccess`): "end" (default) or "run". */
   repeats?: "end" | "run";

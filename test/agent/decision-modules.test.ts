@@ -275,7 +275,8 @@ describe("continuation routing: the parts of a request not served yet", () => {
 
   it("leaves the turn free when off, on the first turn, after a failure, when the caller fixed the choice, or when the tool is not offered", () => {
     const request = "Pause the music and set an alarm for 6:30 tomorrow";
-    expect(continuationChoice(request, [ok("pause_music", 1)], 2, specs, {})).toBeUndefined();
+    expect(continuationChoice(request, [ok("pause_music", 1)], 2, specs, { continuationRouting: false })).toBeUndefined();
+    expect(continuationChoice(request, [ok("pause_music", 1)], 2, specs, {})).toEqual({ name: "set_alarm" });
     expect(continuationChoice(request, [], 1, specs, on)).toBeUndefined();
     const failure: CallRecord = { ...ok("pause_music", 1), status: "error", error: { code: "not_playing", message: "Nothing is playing." } };
     expect(continuationChoice(request, [failure], 2, specs, on)).toBeUndefined();
@@ -291,7 +292,7 @@ describe("continuation routing: the parts of a request not served yet", () => {
       { toolCalls: [{ name: "set_alarm", arguments: { time: "06:30" } }] },
       "Paused, and the alarm is set.",
     ]);
-    const agent = new Agent({ model, profile, toolbox: new ToolBox(appTools), gate: new TableGate({}), continuationRouting: true });
+    const agent = new Agent({ model, profile, toolbox: new ToolBox(appTools), gate: new TableGate({}) });
     const outcome = await agent.run("Pause the music and set an alarm for 6:30 tomorrow").outcome;
     expect(model.requests[1]!.toolChoice).toEqual({ name: "set_alarm" });
     expect(model.requests[2]!.toolChoice ?? "auto").toBe("auto");
