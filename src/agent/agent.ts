@@ -314,11 +314,12 @@ export class Agent {
         const selected = selectedTools(this.toolbox, state);
         // Recovery routing reads the offered names only, which pruning never changes.
         const preparation = { ...this.options, generationToolChoice: this.options.generation?.toolChoice };
-        const recovery =
+        // A turn held to a call: after a fixable failure, after its fix, or while the request names an action not yet taken.
+        const heldChoice =
           recoveryChoice(state.calls, step, selected, preparation, (name) => this.toolbox.get(name) !== undefined) ??
           resumeChoice(state.calls, step, selected, preparation) ??
           continuationChoice(state.request, state.calls, step, selected, preparation);
-        const held = recovery !== undefined;
+        const held = heldChoice !== undefined;
         let turn: ModelTurn = {
           runId: state.runId,
           sessionId: state.sessionId,
@@ -333,7 +334,7 @@ export class Agent {
           if (numbers.some((spec, index) => spec !== base[index])) callable = numbers;
         }
         if (callable !== undefined) turn.callableTools = callable;
-        if (recovery !== undefined) turn.toolChoice = recovery;
+        if (heldChoice !== undefined) turn.toolChoice = heldChoice;
         turn = (await this.options.beforeModelTurn?.(turn)) ?? turn;
         if (turn.tools.length > 0) state.toolsOffered = true;
 

@@ -140,16 +140,15 @@ export function requestActions(request: string): string[] {
  * part of the request is not served yet: a small model that has done the
  * first thing asked mostly stops there ("Pause the music and set an alarm
  * for 6:30" ends after `pause_music`). Each part of the request that asks
- * for an action (`requestActions`: its questions do not) is routed as a first turn is (`routeToolChoice`, on the
- * offered tools but `find_tools`); a part of which two words or more clearly
- * point at one dominant tool that no call of this run has named is not
- * served, and the
- * next turn is held to that tool, the first such part in the request's
- * order. A held turn calls its tool, so each part holds at most one turn;
- * never after a failed call (recovery routing's case), and never when the
- * caller fixed the choice. Only the user's words
- * count: a tool result cannot make the loop call anything. On unless
- * `continuationRouting` is false.
+ * for an action (`requestActions`: its questions do not) is routed as a
+ * first turn is (`routeToolChoice`, on the offered tools but `find_tools`);
+ * a part of which two words or more clearly point at one dominant tool that
+ * no call of this run has named is not served, and the next turn is held to
+ * that tool, the first such part in the request's order. A held turn calls
+ * its tool, so each part holds at most one turn; never after a failed call
+ * (recovery routing's case), and never when the caller fixed the choice.
+ * Only the user's words count: a tool result cannot make the loop call
+ * anything. On unless `continuationRouting` is false.
  */
 export function continuationChoice(
   request: string,
@@ -249,7 +248,7 @@ function pruningWords(state: RunState): string {
 const DEFAULT_PRUNED_TURNS = "recovery";
 
 function turnForms(specs: ToolSpec[], state: RunState, step: number, pruning: ArgumentPruningOptions | undefined, held: boolean): ToolSpec[] {
-  // A held turn is never the first: recovery follows a failed call.
+  // A held turn is never the first: it follows a failed call (recovery) or a successful one (continuation).
   if (held && (pruning?.turns ?? DEFAULT_PRUNED_TURNS) === "recovery") return heldTurnForms(specs, state.request, state.calls.filter((record) => record.step === step - 1));
   return pruneTurnArguments(specs, pruningWords(state), step, pruning);
 }
