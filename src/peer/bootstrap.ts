@@ -1,5 +1,5 @@
 import { isIP } from "node:net";
-import DHT, { type BootstrapNode, type KeyPair } from "hyperdht";
+import DHT, { type BootstrapNode } from "hyperdht";
 import { PeerBootstrapError } from "./errors.js";
 
 /** How to pass a bootstrap, for every message that asks for one. */
@@ -51,14 +51,23 @@ export interface PeerNetworkOptions {
  * The one place a DHT node is made. The bootstrap is checked first, and an
  * explicit list is always passed, so hyperdht's built-in public bootstrap is
  * never used. On loopback the node also binds to loopback.
+ *
+ * A lender's node on a loopback-only network says from the start that it is
+ * reachable directly (it is: it binds 127.0.0.1, where every node that can
+ * find it runs). Otherwise it starts as "firewalled" until enough DHT nodes
+ * have probed it, which a small local network never does, and each device
+ * then has to holepunch to it over loopback: about two links in three
+ * opened on the device while the lender never got them, and each hung for
+ * the 13 s a link takes to time out. Off loopback hyperdht finds out for
+ * itself, as it must.
  */
-export function createDhtNode(network: PeerNetworkOptions, keyPair?: KeyPair): DHT {
+export function createDhtNode(network: PeerNetworkOptions, role: "lender" | "device" = "device"): DHT {
   if (network.bootstrap.length === 0) assertLoopbackBootstrap(network.bootstrap);
   if (network.allowRemoteBootstrap !== true) assertLoopbackBootstrap(network.bootstrap);
   const loopbackOnly = network.bootstrap.every((node) => isLoopbackAddress(node.host));
   return new DHT({
     bootstrap: network.bootstrap.map((node) => ({ host: node.host, port: node.port })),
     ...(loopbackOnly ? { host: "127.0.0.1" } : {}),
-    ...(keyPair !== undefined ? { keyPair } : {}),
+    ...(loopbackOnly && role === "lender" ? { firewalled: false } : {}),
   });
 }

@@ -101,13 +101,13 @@ export class PeerClient {
    * before that first reply (a lender that has just started can drop its
    * first links while its DHT node settles), or that brings nothing back
    * within `firstReplyTimeoutMs`, is opened again, up to `attempts` times
-   * in all; any other failure is final.
+   * in all; any other failure is final. `links` says how many links it took.
    */
-  static async connectAnd<T>(options: PeerConnectOptions, first: (client: PeerClient) => Promise<T>, attempts = 3): Promise<{ client: PeerClient; value: T }> {
+  static async connectAnd<T>(options: PeerConnectOptions, first: (client: PeerClient) => Promise<T>, attempts = 3): Promise<{ client: PeerClient; value: T; links: number }> {
     for (let attempt = 1; ; attempt++) {
       const client = await PeerClient.connect(options);
       try {
-        return { client, value: await client.withinFirstReply(first(client), options.firstReplyTimeoutMs ?? 5000) };
+        return { client, value: await client.withinFirstReply(first(client), options.firstReplyTimeoutMs ?? 5000), links: attempt };
       } catch (error) {
         await client.close();
         if (!(error instanceof PeerUnavailableError && error.code === "peer_link_closed") || attempt >= attempts) throw error;

@@ -93,7 +93,7 @@ export class PeerServer {
     const keyPair = options.book.keyPair;
     // Made first, so a bad allow-list entry is refused before anything listens.
     const internet = options.lendInternet !== undefined ? new LentInternet(options.lendInternet) : undefined;
-    const dht = createDhtNode(options.network);
+    const dht = createDhtNode(options.network, "lender");
     // The firewall needs the server, and the server the swarm: refuse everyone until both exist.
     const holder: { server?: PeerServer } = {};
     const swarm = new Hyperswarm({

@@ -129,6 +129,37 @@ export function registerPeerCommand(program: Command): void {
     });
 
   peer
+    .command("ping")
+    .description("Check that a paired computer answers: how long its link took to open and answer, and the model it lends")
+    .argument("<name>", "the lender's name (botpsy peer list)")
+    .option(BOOTSTRAP_FLAG, BOOTSTRAP_DESCRIPTION)
+    .option(REMOTE_FLAG, REMOTE_DESCRIPTION)
+    .option("--timeout <seconds>", "give up connecting after this long", "10")
+    .option("--json", "print as JSON")
+    .action(async (name: string, options: NetworkFlags & { timeout: string; json?: boolean }) => {
+      const home = botpsyHome();
+      const seconds = Number(options.timeout);
+      if (!Number.isFinite(seconds) || seconds <= 0) throw new InvalidInputError(`--timeout must be a positive number of seconds, not "${options.timeout}".`);
+      const book = PeerBook.open(home);
+      const lender = book.lender(checkPeerName(name));
+      if (lender === undefined) {
+        const names = book.lenders().map((entry) => entry.name);
+        throw new InvalidInputError(`No lender is paired as "${name}"${names.length > 0 ? ` (paired: ${names.join(", ")})` : ""}; pair one with botpsy peer pair <invite> --name ${name}.`, { code: "peer_unknown" });
+      }
+      const network = peerNetwork(options, readConfig(home));
+      const started = performance.now();
+      const { client, value: model, links } = await PeerClient.connectAnd({ book, publicKey: lender.publicKey, network, connectTimeoutMs: seconds * 1000 }, (opened) => opened.info());
+      const ms = Math.round(performance.now() - started);
+      await client.close();
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ name: lender.name, publicKey: lender.publicKey, ms, links, model }, null, 2)}\n`);
+        return;
+      }
+      const how = links === 1 ? "on the first link" : `on link ${links} (${links - 1} opened here but brought nothing back)`;
+      process.stdout.write(`"${lender.name}" answered in ${ms} ms ${how}: it lends ${model.id}, context ${model.contextSize}, ${(model.sizeBytes / 1e6).toFixed(0)} MB of weights.\n`);
+    });
+
+  peer
     .command("list")
     .description("The computers this device may offload to, and the devices this computer lends its model to")
     .option("--json", "print as JSON")
