@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { resolve } from "node:path";
+import type { ChildProcess } from "node:child_process";
 import createTestnet, { type Testnet } from "@hyperswarm/testnet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertLoopbackBootstrap } from "../../src/peer/bootstrap.js";
 import { runCli } from "../support/cli-process.js";
+import { startLenderProcess } from "../support/lender-process.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
 /**
@@ -32,27 +32,14 @@ beforeAll(async () => {
   bootstrap = `${testnet.bootstrap[0]!.host}:${testnet.bootstrap[0]!.port}`;
   const lenderHome = makeTempDir("botpsy-links-lender-");
   deviceHome = makeTempDir("botpsy-links-device-");
-  lender = spawn(process.execPath, ["--import", "tsx", resolve("src/cli/main.ts"), "peer", "serve", "--model", "openai:http://127.0.0.1:9/v1#never-asked", "--bootstrap", bootstrap], {
-    cwd: resolve("."),
-    env: { ...process.env, BOTPSY_HOME: lenderHome },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  lender.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  let stdout = "";
-  lenderKey = await new Promise<string>((done, fail) => {
-    lender!.stdout!.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = / as ([0-9a-f]{64}) /.exec(stdout);
-      if (match) done(match[1]!);
-    });
-    lender!.once("exit", (code) => fail(new Error(`botpsy peer serve exited (${String(code)}): ${stderr}`)));
-  });
+  const started = await startLenderProcess(lenderHome, ["--model", "openai:http://127.0.0.1:9/v1#never-asked", "--bootstrap", bootstrap]);
+  lender = started.child;
+  lenderKey = started.publicKey;
   const invite = await runCli(lenderHome, ["peer", "invite", "--name", "phone", "--no-qr"], 60_000);
   expect(invite.code).toBe(0);
   const inviteText = /^(botpsy-invite1-\S+)$/m.exec(invite.stdout)![1]!;
   const paired = await runCli(deviceHome, ["peer", "pair", inviteText, "--name", "home", "--bootstrap", bootstrap], 60_000);
-  expect(paired.stderr, `lender said: ${stdout}${stderr}`).toBe("");
+  expect(paired.stderr, `lender said: ${started.output()}`).toBe("");
   expect(paired.stdout).toContain('Paired with "home"');
 }, 120_000);
 

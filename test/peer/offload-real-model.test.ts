@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,6 +16,7 @@ import { AuditLog } from "../../src/policy/audit.js";
 import { PeerClient } from "../../src/peer/peer-client.js";
 import type { ReceivedEntry } from "../../src/peer/peer-server.js";
 import { runCli, type CliResult } from "../support/cli-process.js";
+import { startLenderProcess } from "../support/lender-process.js";
 import { assembleRuntime } from "../../src/runtime.js";
 
 /**
@@ -67,29 +68,16 @@ beforeAll(async () => {
   Profile.open({ home: lenderHome, name: "default" }).close();
   lenderProfileHash = fileHash(profileDatabasePath("default", lenderHome));
 
-  lender = spawn(process.execPath, ["--import", "tsx", resolve("src/cli/main.ts"), "peer", "serve", "--model", modelPath, "--threads", "1", "--bootstrap", bootstrap, "--log-requests", lenderLog], {
-    cwd: resolve("."),
-    env: { ...process.env, BOTPSY_HOME: lenderHome },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stderr = "";
-  lender.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  let stdout = "";
-  lenderKey = await new Promise<string>((done, fail) => {
-    lender.stdout!.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const match = / as ([0-9a-f]{64}) /.exec(stdout);
-      if (match) done(match[1]!);
-    });
-    lender.once("exit", (code) => fail(new Error(`botpsy peer serve exited (${String(code)}): ${stderr}`)));
-  });
+  const started = await startLenderProcess(lenderHome, ["--model", modelPath, "--threads", "1", "--bootstrap", bootstrap, "--log-requests", lenderLog]);
+  lender = started.child;
+  lenderKey = started.publicKey;
 
   const invite = await cli(lenderHome, ["peer", "invite", "--name", "phone", "--expires", "5"]);
   expect(invite.code).toBe(0);
   const inviteText = /^(botpsy-invite1-\S+)$/m.exec(invite.stdout)![1]!;
   expect(invite.stdout).toMatch(/[▀▄█]/);
   const paired = await cli(deviceHome, ["peer", "pair", inviteText, "--name", "home", "--bootstrap", bootstrap]);
-  expect(paired.stderr, `lender said: ${stdout}${stderr}; pair said: ${paired.stdout}`).toBe("");
+  expect(paired.stderr, `lender said: ${started.output()}; pair said: ${paired.stdout}`).toBe("");
   expect(paired.stdout).toContain('Paired with "home"');
 }, 280_000);
 
