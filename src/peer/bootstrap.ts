@@ -56,7 +56,7 @@ export interface PeerNetworkOptions {
  * reachable directly (it is: it binds 127.0.0.1, where every node that can
  * find it runs). Otherwise it starts as "firewalled" until enough DHT nodes
  * have probed it, which a small local network never does, and each device
- * then has to holepunch to it over loopback: about two links in three
+ * then has to holepunch to it over loopback: more than half of the links
  * opened on the device while the lender never got them, and each hung for
  * the 13 s a link takes to time out. Off loopback hyperdht finds out for
  * itself, as it must.
