@@ -19,7 +19,8 @@
  * - dates and times are left to `date-grounding.ts`, which resolves the
  *   request's own words against the clock, and ids ("alarm-3") to the tool
  *   that hands them out, which answers a wrong one with its own error;
- * - a number the evidence writes (figures or words up to a thousand) or
+ * - a number the evidence writes (figures, "1e-9", "3 x 10^8", "5 million",
+ *   or words up to a thousand) or
  *   implies ("an hour" is 60, "a week" 7, "all the way up" 100), that number
  *   times or divided by 60, 100 or 1000 (minutes and hours, percent, units),
  *   and 0 and 1 always;
@@ -47,14 +48,19 @@ export interface UngroundedValue {
 }
 
 const ISO_DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$|^([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?(\s?[ap]\.?m\.?)?$/i;
-const NUMBER_IN_TEXT = /-?\d[\d,]*(?:\.\d+)?|-?\.\d+/g;
+const NUMBER_IN_TEXT = /(?:-?\d[\d,]*(?:\.\d+)?|-?\.\d+)(?:e[-+]?\d+)?/gi;
+/** A figure times a power of ten as people write it: "3 x 10^8", "1.6×10^-19", "2 * 10**5". */
+const TIMES_POWER_OF_TEN = /(-?\d+(?:\.\d+)?)\s*(?:x|×|\*)\s*10\s*(?:\^|\*\*)\s*([-+−]?\d+)/gi;
+/** A figure and the scale word after it: "5 million", "2.5 billion". */
+const FIGURE_AND_SCALE = /(-?\d+(?:\.\d+)?)\s*(million|billion|trillion)\b/gi;
+const SCALES: Record<string, number> = { million: 1e6, billion: 1e9, trillion: 1e12 };
 const UNIT_FACTORS = [60, 100, 1000];
 
 const NUMBER_WORDS: Record<string, number> = {
   zero: 0, one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10,
   eleven: 11, twelve: 12, thirteen: 13, fourteen: 14, fifteen: 15, sixteen: 16, seventeen: 17, eighteen: 18,
   nineteen: 19, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, seventy: 70, eighty: 80, ninety: 90,
-  hundred: 100, thousand: 1000, dozen: 12, half: 0.5, quarter: 0.25, twice: 2, double: 2, triple: 3, once: 1,
+  hundred: 100, thousand: 1000, million: 1e6, billion: 1e9, dozen: 12, half: 0.5, quarter: 0.25, twice: 2, double: 2, triple: 3, once: 1,
   first: 1, second: 2, third: 3, fourth: 4, fifth: 5, sixth: 6, seventh: 7, eighth: 8, ninth: 9, tenth: 10,
 };
 
@@ -89,6 +95,14 @@ function numbersOf(text: string): number[] {
   const numbers: number[] = [];
   for (const [written] of text.matchAll(NUMBER_IN_TEXT)) {
     const value = figureValue(written);
+    if (Number.isFinite(value)) numbers.push(value, Math.abs(value));
+  }
+  for (const [, figure, exponent] of text.matchAll(TIMES_POWER_OF_TEN)) {
+    const value = tidy(Number(figure) * 10 ** Number(exponent!.replace("−", "-")));
+    if (Number.isFinite(value)) numbers.push(value, Math.abs(value));
+  }
+  for (const [, figure, scale] of text.matchAll(FIGURE_AND_SCALE)) {
+    const value = tidy(Number(figure) * SCALES[scale!.toLowerCase()]!);
     if (Number.isFinite(value)) numbers.push(value, Math.abs(value));
   }
   for (const word of splitWords(text)) {
@@ -167,7 +181,7 @@ function stringGrounded(value: string, evidence: Evidence, listed: ReadonlySet<s
   if (trimmed === "" || ISO_DATE_OR_TIME.test(trimmed) || IDENTIFIER.test(trimmed)) return true;
   const lower = trimmed.toLowerCase();
   if (listed.has(lower) || evidence.text.includes(lower)) return true;
-  if (/^-?\d[\d,]*(\.\d+)?$/.test(trimmed)) return numberGrounded(figureValue(trimmed), evidence);
+  if (/^-?\d[\d,]*(\.\d+)?(e[-+]?\d+)?$/i.test(trimmed)) return numberGrounded(figureValue(trimmed), evidence);
   // Figures inside words must be carried too: "Room 7" for "book a room" guessed the 7.
   const figures = [...trimmed.matchAll(NUMBER_IN_TEXT)].map(([written]) => figureValue(written));
   if (!figures.every((figure) => !Number.isFinite(figure) || numberGrounded(figure, evidence))) return false;
@@ -278,8 +292,9 @@ export const UNGROUNDED_CODE = "ungrounded_arguments";
  */
 export type CallGrounding = { kind: "grounded"; call: ToolCall } | { kind: "guessed"; guessed: UngroundedValue[]; error: { code: typeof UNGROUNDED_CODE; message: string } };
 
-export function groundCallArguments(call: ToolCall, tool: Tool, source: GroundingEvidence): CallGrounding {
+export function groundCallArguments(written: ToolCall, tool: Tool, source: GroundingEvidence): CallGrounding {
   const parameters = toolSpec(tool).parameters;
+  const call = withRunawayFiguresCut(written, tool, source);
   const guessed = ungroundedArguments(call.arguments, parameters, source);
   if (guessed.length === 0) return { kind: "grounded", call };
   const required = new Set(Array.isArray(parameters.required) ? parameters.required : []);
@@ -291,6 +306,79 @@ export function groundCallArguments(call: ToolCall, tool: Tool, source: Groundin
     return { kind: "guessed", guessed, error: { code: UNGROUNDED_CODE, message: ungroundedMessage(call.name, guessed) } };
   }
   return { kind: "grounded", call: { ...call, arguments: kept } };
+}
+
+/** Digits a number must run on past a figure the conversation writes before it counts as a runaway (a factor of 1000 adds three). */
+const RUNAWAY_TAIL = 4;
+
+/** The figures the evidence writes, as written (no sign, no thousands commas, no exponent). */
+function writtenFigures(text: string): string[] {
+  const figures = new Set<string>();
+  for (const [written] of text.matchAll(/\d[\d,]*(?:\.\d+)?|\.\d+/g)) {
+    const figure = written.replace(/,/g, "");
+    if (Number(figure) !== 0) figures.add(figure);
+  }
+  return [...figures];
+}
+
+/** A number's plain digits: 4000000010000004 as written, never "4e+21". */
+function plainDigits(value: number): string {
+  const text = String(Math.abs(value));
+  return /e/i.test(text) && Number.isInteger(value) ? BigInt(Math.abs(value)).toString() : text;
+}
+
+/**
+ * The figure a number ran away from, when it has one: a small model that
+ * means the "5" of "falling for 5 seconds" can fail to stop writing digits
+ * and call with `time: 500000000` (greedy decoding, once a run of zeros has
+ * started, keeps it going). A number nothing grounds, whose digits are the
+ * digits of exactly one figure the conversation writes followed by a zero
+ * and three or more digits after it, was that figure (51000000 is not a 5
+ * run away: the model wrote 51). Undefined otherwise: no figure, or two
+ * that fit ("5" and "50" for 500000000).
+ */
+export function runawayFigure(value: number, evidenceText: string): number | undefined {
+  if (!Number.isFinite(value) || value === 0) return undefined;
+  const digits = plainDigits(value);
+  const fits = new Set<number>();
+  for (const figure of writtenFigures(evidenceText)) {
+    const tail = digits.slice(figure.length);
+    if (digits.startsWith(figure) && /^\.?0[\d.]*$/.test(tail) && tail.replace(/\./g, "").length >= RUNAWAY_TAIL && (tail.match(/\./g)?.length ?? 0) + (figure.includes(".") ? 1 : 0) <= 1) {
+      fits.add(Number(figure));
+    }
+  }
+  if (fits.size !== 1) return undefined;
+  const [figure] = fits;
+  return value < 0 ? -figure! : figure!;
+}
+
+/**
+ * The call with each number that ran away past a written figure (see
+ * `runawayFigure`) cut back to that figure, when the arguments still fit the
+ * tool's schema that way; the call itself when nothing ran away. Only
+ * numbers grounding would refuse are looked at, so a value the conversation
+ * carries (a 5 with "× 1000", "5 million") is never touched.
+ */
+function withRunawayFiguresCut(call: ToolCall, tool: Tool, source: GroundingEvidence): ToolCall {
+  const evidence = evidenceOf(source);
+  const listed = new Set<string>();
+  schemaValues(toolSpec(tool).parameters, listed);
+  let cut = false;
+  const walk = (value: unknown): unknown => {
+    if (typeof value === "number") {
+      if (listed.has(String(value)) || numberGrounded(value, evidence)) return value;
+      const figure = runawayFigure(value, evidence.text);
+      if (figure === undefined) return value;
+      cut = true;
+      return figure;
+    }
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item)]));
+    return value;
+  };
+  const args = walk(call.arguments) as Record<string, unknown>;
+  if (!cut || !tool.input.safeParse(args).success) return call;
+  return { ...call, arguments: args };
 }
 
 /** What the model's tool result says of a call that did not run for it. */

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import { groundedNumberChoices, holdNumberParameters, ungroundedAnswer, ungroundedArguments } from "../../src/agent/argument-grounding.js";
+import { groundedNumberChoices, holdNumberParameters, runawayFigure, ungroundedAnswer, ungroundedArguments } from "../../src/agent/argument-grounding.js";
 import type { Profile } from "../../src/apps/profile.js";
 import type { JsonSchema, ToolSpec } from "../../src/model/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
@@ -70,6 +70,20 @@ describe("argument grounding", () => {
     expect(guessed({ label: "Room 7" }, "book a room", [], schema)).toEqual(["label"]);
   });
 
+  it("reads figures in scientific notation, times a power of ten, and with a scale word", () => {
+    const schema: JsonSchema = { type: "object", properties: { amount: { type: "number" }, label: { type: "string" } } };
+    expect(guessed({ amount: 1e-9 }, "two charges of 1e-9 and 2E-9 coulomb", [], schema)).toEqual([]);
+    expect(guessed({ amount: 2e-9 }, "two charges of 1e-9 and 2E-9 coulomb", [], schema)).toEqual([]);
+    expect(guessed({ label: "1e-9" }, "a charge of 1e-9", [], schema)).toEqual([]);
+    expect(guessed({ amount: 300000000 }, "light moves at 3 x 10^8 m/s", [], schema)).toEqual([]);
+    expect(guessed({ amount: 1.6e-19 }, "a charge of 1.6×10^-19 C", [], schema)).toEqual([]);
+    expect(guessed({ amount: 5000000 }, "a loan of 5 million", [], schema)).toEqual([]);
+    expect(guessed({ amount: 2500000000 }, "2.5 billion people", [], schema)).toEqual([]);
+    // The exponent is read as part of the figure, not as a figure of its own.
+    expect(guessed({ amount: 9 }, "a charge of 1e-9", [], schema)).toEqual(["amount"]);
+    expect(guessed({ amount: 500000000 }, "falling for 5 seconds", [], schema)).toEqual(["amount"]);
+  });
+
   it("leaves dates and times to the date check, and booleans, nulls and stop words alone", () => {
     const schema: JsonSchema = { type: "object", properties: {} };
     expect(guessed({ date: "2026-12-04", time: "15:00", at: "2026-12-04T15:00:00Z", on: true, note: null, with: "the" }, "dentist Friday", [], schema)).toEqual([]);
@@ -93,6 +107,18 @@ describe("argument grounding", () => {
 });
 
 describe("number holding", () => {
+  it("finds the figure a number ran away from: one written figure, then four digits or more", () => {
+    expect(runawayFigure(500000000, "falling for 5 seconds")).toBe(5);
+    expect(runawayFigure(4000000010000004, "how far is 4 light years")).toBe(4);
+    expect(runawayFigure(9.800001, "an acceleration of 9.8")).toBe(9.8);
+    expect(runawayFigure(-30000, "a drop of -3 degrees")).toBe(-3);
+    // Three digits more is a factor of 1000, which grounding judges; two figures that fit are ambiguous; none, nothing.
+    expect(runawayFigure(5000, "falling for 5 seconds")).toBeUndefined();
+    expect(runawayFigure(500000000, "5 apples and 50 pears")).toBeUndefined();
+    expect(runawayFigure(42000000, "set an alarm")).toBeUndefined();
+    expect(runawayFigure(51000000, "falling for 5 seconds")).toBeUndefined();
+  });
+
   it("offers every number grounding accepts, and nothing when the conversation writes no number", () => {
     const choices = groundedNumberChoices({ userText: "Light from a star 4 light years away, in 1.5 hours?", results: [] })!;
     for (const value of [0, 1, 4, 240, 0.04, 4000, 0.004, 1.5, 90, 150, 1500, 0.0015]) expect(choices).toContain(value);
@@ -201,5 +227,27 @@ describe("the agent with argument grounding", () => {
     expect(outcome.stopReason).toBe("answered");
     expect(outcome.calls[0]).toMatchObject({ status: "ok", call: { arguments: { time: "07:00" } } });
     expect(set).toEqual([{ time: "07:00" }]);
+  });
+
+  it("runs a call whose number ran away past the figure the user wrote with that figure, and refuses one that did not", async () => {
+    const ran: Record<string, unknown>[] = [];
+    const speed = defineTool({
+      name: "final_speed",
+      description: "The speed of a falling object.",
+      input: z.object({ time: z.number().int() }),
+      risk: "read",
+      run: (input) => {
+        ran.push(input);
+        return { speed: 49 };
+      },
+    });
+    const toolbox = new ToolBox([speed]);
+    const runaway = new ScriptedModel([{ toolCalls: [{ name: "final_speed", arguments: { time: 500000000 } }] }, "49 m/s."]);
+    const outcome = await new Agent({ model: runaway, profile, toolbox }).run("How fast after falling for 5 seconds?").outcome;
+    expect(outcome.calls[0]).toMatchObject({ status: "ok", call: { arguments: { time: 5 } } });
+    const guess = new ScriptedModel([{ toolCalls: [{ name: "final_speed", arguments: { time: 420000 } }] }, "unused"]);
+    const refused = await new Agent({ model: guess, profile, toolbox }).run("How fast after falling for 5 seconds?").outcome;
+    expect(refused.calls[0]).toMatchObject({ status: "error", error: { code: "ungrounded_arguments" } });
+    expect(ran).toEqual([{ time: 5 }]);
   });
 });
