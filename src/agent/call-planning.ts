@@ -8,7 +8,7 @@ import type { ToolBox } from "../tools/toolbox.js";
 import { invalidArgumentsMessage, previewCallChecked, type CallEnvironment } from "./call-execution.js";
 import { groundCallArguments } from "./argument-grounding.js";
 import { groundCallDates } from "./date-grounding.js";
-import { REPEATED_CALL_MESSAGE, type RepeatedFailureGuard } from "./repeated-calls.js";
+import { ECHOED_CALL_MESSAGE, echoesEarlierCall, REPEATED_CALL_MESSAGE, type RepeatedFailureGuard } from "./repeated-calls.js";
 import { provenanceOf, type CallPlan, type RunState } from "./run-state.js";
 
 export interface CallPlanningContext {
@@ -81,6 +81,10 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
     const tool = context.toolbox.get(call.name);
     if (!tool) {
       plans.push({ kind: "resolved", call, outcome: { status: "error", error: { code: "unknown_tool", message: unknownToolMessage(context.toolbox, call.name) } } });
+      continue;
+    }
+    if (echoesEarlierCall(call, calls.slice(0, index), userTextOf(state, context.earlierTurns))) {
+      plans.push({ kind: "resolved", call, outcome: { status: "skipped", error: { code: "echoed_call", message: ECHOED_CALL_MESSAGE } } });
       continue;
     }
     if (context.guard.shouldStop(call)) {

@@ -46,3 +46,70 @@ export function stableJson(value: unknown): string {
 
 export const REPEATED_CALL_MESSAGE =
   "This exact call already failed twice. Do not repeat it: change the arguments, use another tool, or tell the user what went wrong.";
+
+/** Lower case, spaces squeezed, trimmed: how two written values are compared. */
+function plain(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, " ").trim();
+}
+
+/** Where `part` occurs in `text` as whole words (start offsets). */
+function wordOccurrences(text: string, part: string): number[] {
+  const found: number[] = [];
+  if (part === "") return found;
+  const escaped = part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  for (const match of text.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "gu"))) found.push(match.index);
+  return found;
+}
+
+/**
+ * Whether `shorter`, a whole-word part of `longer`, is only ever said in the
+ * user's words as part of `longer` ("Doe" of "John Doe"): then a value of
+ * "Doe" is the longer value cut short, not a second thing the user named.
+ */
+function onlyInsideOf(shorter: string, longer: string, userText: string): boolean {
+  const offset = wordOccurrences(longer, shorter)[0];
+  if (offset === undefined) return false;
+  const insideLonger = new Set(wordOccurrences(userText, longer).map((start) => start + offset));
+  return wordOccurrences(userText, shorter).every((start) => insideLonger.has(start));
+}
+
+function echoedValue(earlier: unknown, later: unknown, userText: string): boolean {
+  if (typeof earlier === "string" && typeof later === "string") {
+    const [a, b] = [plain(earlier), plain(later)];
+    if (a === b) return true;
+    const [shorter, longer] = a.length < b.length ? [a, b] : [b, a];
+    return shorter !== "" && onlyInsideOf(shorter, longer, userText);
+  }
+  if (Array.isArray(earlier) && Array.isArray(later)) {
+    return earlier.length === later.length && earlier.every((item, index) => echoedValue(item, later[index], userText));
+  }
+  if (earlier !== null && later !== null && typeof earlier === "object" && typeof later === "object") {
+    return echoedArguments(earlier as Record<string, unknown>, later as Record<string, unknown>, userText);
+  }
+  return stableJson(earlier) === stableJson(later);
+}
+
+function echoedArguments(earlier: Record<string, unknown>, later: Record<string, unknown>, userText: string): boolean {
+  const keys = new Set([...Object.keys(earlier), ...Object.keys(later)]);
+  for (const key of keys) {
+    if (!(key in earlier) || !(key in later)) return false;
+    if (!echoedValue(earlier[key], later[key], userText)) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether a call repeats one made before it in the same model turn: the same
+ * tool with the same values, written again (" Michelangelo" for
+ * "Michelangelo") or cut short to a part the user only said inside the
+ * whole ("Doe" after "John Doe", "Lakers" after "Los Angeles Lakers"). A
+ * small model allowed several calls a turn often writes its one call twice
+ * so. Two things the user named each on their own ("milk and oat milk") are
+ * two calls, not an echo.
+ */
+export function echoesEarlierCall(call: ToolCall, earlier: readonly ToolCall[], userText: string): boolean {
+  const words = plain(userText);
+  return earlier.some((before) => before.name === call.name && echoedArguments(before.arguments, call.arguments, words));
+}
+
+export const ECHOED_CALL_MESSAGE = "Not run: the same call as one before it in this turn (its values repeated or cut short). Each call of a turn must ask for something the others do not.";

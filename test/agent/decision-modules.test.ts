@@ -6,7 +6,7 @@ import { planCalls, unknownToolMessage, userTextOf } from "../../src/agent/call-
 import { executePlans, recordProvenance } from "../../src/agent/execution.js";
 import { MarkupFilter } from "../../src/agent/final-answer.js";
 import { playModelTurn } from "../../src/agent/model-turn.js";
-import { RepeatedFailureGuard } from "../../src/agent/repeated-calls.js";
+import { echoesEarlierCall, RepeatedFailureGuard } from "../../src/agent/repeated-calls.js";
 import { reachedStepLimit, repeatsSucceededCalls, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "../../src/agent/resolution.js";
 import { applyDecisions, checkDecisions, DECLINED_MESSAGE } from "../../src/agent/resumption.js";
 import { createRunState, provenanceOf, type RunState } from "../../src/agent/run-state.js";
@@ -347,6 +347,33 @@ describe("call planning", () => {
     expect(plans.map((plan) => (plan.kind === "resolved" ? plan.outcome.error.code : plan.kind))).toEqual(["unknown_tool", "repeated_call", "invalid_arguments"]);
     expect(gate.inputs).toEqual([]);
     expect(unknownToolMessage(toolbox, "no_such_tool")).toContain('There is no tool "no_such_tool"');
+  });
+
+  it("skips a call that echoes an earlier call of the same turn: the same values again, or one cut to a part the user only said inside the whole", async () => {
+    const first = call("add_note", { text: "John Doe" }, "a");
+    const echo = (text: string) => echoesEarlierCall(call("add_note", { text }, "b"), [first], "Call John Doe about the invoice");
+    expect(echo("John Doe")).toBe(true);
+    expect(echo(" john  doe ")).toBe(true);
+    expect(echo("Doe")).toBe(true);
+    expect(echo("Jane Doe")).toBe(false);
+    expect(echo("invoice")).toBe(false);
+    // Said on its own too: two things the user named.
+    expect(echoesEarlierCall(call("add_item", { item: "milk" }), [call("add_item", { item: "oat milk" })], "add milk and oat milk")).toBe(false);
+    expect(echoesEarlierCall(call("add_item", { item: "milk" }), [call("add_item", { item: "oat milk" })], "add oat milk")).toBe(true);
+    // Another tool, another value, or a value the earlier call did not have: not an echo.
+    expect(echoesEarlierCall(call("list_notes", { text: "John Doe" }), [first], "John Doe")).toBe(false);
+    expect(echoesEarlierCall(call("add_note", { text: "John Doe", pinned: true }), [first], "John Doe")).toBe(false);
+    expect(echoesEarlierCall(call("weather", { days: 3, city: "Lakers" }), [call("weather", { days: 3, city: "Los Angeles Lakers" })], "the Los Angeles Lakers")).toBe(true);
+    expect(echoesEarlierCall(call("weather", { days: 4, city: "Lakers" }), [call("weather", { days: 3, city: "Los Angeles Lakers" })], "the Los Angeles Lakers")).toBe(false);
+
+    const plans = await planCalls(state("add a note: milk"), [call("add_note", { text: "milk" }, "a"), call("add_note", { text: "Milk " }, "b")], 1, {
+      toolbox: new ToolBox(notesTools),
+      gate: new TableGate({}),
+      guard: new RepeatedFailureGuard(),
+      environment: environment(),
+      earlierTurns: [],
+    });
+    expect(plans.map((plan) => (plan.kind === "resolved" ? plan.outcome.error.code : plan.kind))).toEqual(["run", "echoed_call"]);
   });
 
   it("gives the gate the run's context and its one provenance record, and turns ask into a request with the risk-aware preview", async () => {
