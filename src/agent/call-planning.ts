@@ -3,7 +3,7 @@ import { argumentBoundsProblem } from "../model/argument-bounds.js";
 import type { ChatMessage, ToolCall } from "../model/types.js";
 import type { GateInput, GateVerdict, PermissionGate } from "../policy/types.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
-import type { Risk, Tool } from "../tools/tool.js";
+import { toolSpec, type Risk, type Tool } from "../tools/tool.js";
 import type { ToolBox } from "../tools/toolbox.js";
 import { invalidArgumentsMessage, previewCallChecked, type CallEnvironment } from "./call-execution.js";
 import { groundCallArguments } from "./argument-grounding.js";
@@ -72,7 +72,8 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
       continue;
     }
     // A day or time that contradicts the request's own words is corrected, or sent back to the model.
-    const grounding = groundCallDates(written, state.request, { now: profile.environment.now(), timeZone: profile.environment.timeZone });
+    const named = context.toolbox.get(written.name);
+    const grounding = groundCallDates(written, state.request, { now: profile.environment.now(), timeZone: profile.environment.timeZone }, named ? toolSpec(named).parameters : undefined);
     let call = grounding.call;
     if (grounding.kind === "contradiction") {
       plans.push({ kind: "resolved", call, outcome: { status: "error", error: grounding.error } });

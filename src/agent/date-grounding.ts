@@ -8,7 +8,7 @@
  * be rewritten safely, sent back to the model with the resolved value.
  */
 import * as chrono from "chrono-node";
-import type { ToolCall } from "../model/types.js";
+import type { JsonSchema, ToolCall } from "../model/types.js";
 
 export interface GroundingClock {
   now: Date;
@@ -16,11 +16,12 @@ export interface GroundingClock {
   timeZone: string;
 }
 
-/** A day and/or time the request names, resolved: date as YYYY-MM-DD, time as HH:MM. */
+/** A day and/or time the request names, resolved: date as YYYY-MM-DD, time as HH:MM; a range ("from July 10 to July 20") has its end too. */
 export interface NamedTime {
   text: string;
   date?: string;
   time?: string;
+  end?: { date?: string; time?: string };
 }
 
 export type Grounding =
@@ -30,7 +31,9 @@ export type Grounding =
 
 /** Argument names that carry the day or time a call acts on; ends of ranges and durations are left alone. */
 const TEMPORAL_KEY = /(?:^|_)(?:date|day|when|due|deadline|start|from|time|at|datetime|on)(?:$|_)/i;
-const NOT_TEMPORAL_KEY = /zone|end|until|duration|reminder|repeat|minutes|seconds|hours|count|format/i;
+const NOT_TEMPORAL_KEY = /zone|duration|reminder|repeat|minutes|seconds|hours|count|format/i;
+/** The end of a range ("to_date", "end_time", "until"): it takes the end of a range the request names, and nothing else. */
+const END_KEY = /(?:^|_)(?:to|end|ends|until|till|through)(?:$|_)|^end|checkout|check_out/i;
 const TIME_ONLY_KEY = /(?:^|_)time$/i;
 const ISO_DATE = /^(\d{4}-\d{2}-\d{2})$/;
 const ISO_DATE_TIME = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/;
@@ -55,22 +58,92 @@ function localReference(clock: GroundingClock): Date {
 const pad = (value: number): string => String(value).padStart(2, "0");
 const dateOf = (date: Date): string => `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 
-function fromChrono(result: chrono.ParsedResult): NamedTime {
-  const start = result.start;
-  const named: NamedTime = { text: result.text };
-  if (start.isCertain("day") || start.isCertain("weekday") || start.isCertain("month")) named.date = dateOf(start.date());
-  if (start.isCertain("hour")) named.time = `${pad(start.get("hour") ?? 0)}:${pad(start.isCertain("minute") ? (start.get("minute") ?? 0) : 0)}`;
+function componentsOf(components: chrono.ParsedComponents): { date?: string; time?: string } {
+  const named: { date?: string; time?: string } = {};
+  if (components.isCertain("day") || components.isCertain("weekday") || components.isCertain("month")) named.date = dateOf(components.date());
+  if (components.isCertain("hour")) named.time = `${pad(components.get("hour") ?? 0)}:${pad(components.isCertain("minute") ? (components.get("minute") ?? 0) : 0)}`;
   return named;
 }
 
-/** The days and times the request names ("tomorrow", "Friday at 1 pm", "in 2 hours"), resolved against the clock. */
+function fromChrono(result: chrono.ParsedResult): NamedTime {
+  const named: NamedTime = { text: result.text, ...componentsOf(result.start) };
+  if (result.end) {
+    const end = componentsOf(result.end);
+    if (end.date !== undefined || end.time !== undefined) named.end = end;
+  }
+  return named;
+}
+
+/** Month abbreviations written with a dot against the day ("March.11, 2022", "Jun.20"), which chrono misreads, spaced out. */
+function spacedMonthDots(text: string): string {
+  return text.replace(/\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.\s*(?=\d)/gi, "$1 ");
+}
+
+/** A date written out whole, its year among its words ("January 1, 2021", "2022/08/16"; not "two days after", which chrono resolves whole too). */
+function absolute(result: chrono.ParsedResult): boolean {
+  return result.start.isCertain("day") && result.start.isCertain("month") && result.start.isCertain("year") && /\b(?:1[5-9]|20)\d{2}\b/.test(result.text);
+}
+
+/**
+ * The days and times the request names ("tomorrow", "Friday at 1 pm", "in 2
+ * hours"), resolved against the clock. A request that writes a calendar
+ * date out is absolute: only the dates it writes whole (day, month and
+ * year: "January 1, 2021", "2022/08/16") count, and a weekday or a relative
+ * word beside them does not move them to the week of the clock.
+ */
 export function namedTimes(request: string, clock: GroundingClock): NamedTime[] {
-  return chrono
-    .parse(request, { instant: localReference(clock) }, { forwardDate: true })
+  const explicit = EXPLICIT_DATE.test(request);
+  const named = chrono
+    .parse(spacedMonthDots(request), { instant: localReference(clock) }, { forwardDate: true })
     // "now" ("what about now?", "do it now") says when to act, not a day the call is about.
     .filter((result) => !/^(?:right )?now$/i.test(result.text.trim()))
-    .map(fromChrono)
-    .filter((named) => named.date !== undefined || named.time !== undefined);
+    .map((result) => ({ result, named: fromChrono(result) }))
+    .filter(({ named }) => named.date !== undefined || named.time !== undefined);
+  // Beside a written date, a relative one ("yesterday") is another day the request names: the
+  // request then names several, and which argument means which is a guess.
+  if (explicit && named.some(({ result }) => !absolute(result))) return named.length > 1 ? named.map((entry) => entry.named) : [];
+  return named.map((entry) => entry.named);
+}
+
+/** The order and separator of a date format a parameter's description states ("MM-DD-YYYY", "yyyy-mm-dd", "(month-day-year)", "mm-yyyy"). */
+export interface DateFormat {
+  parts: ("Y" | "M" | "D")[];
+  separator: string;
+}
+
+const FORMAT_PART = "(y{2,4}|m{1,2}|d{1,2})";
+const FORMAT_IN_LETTERS = new RegExp(`(?<![a-z])${FORMAT_PART}([-/.])${FORMAT_PART}(?:\\2${FORMAT_PART})?(?![a-z])`, "i");
+const FORMAT_IN_WORDS = /\b(year|month|day)([-/])(year|month|day)(?:\2(year|month|day))?\b/i;
+
+/** The date format a description states, when it states one (its parts distinct, a year and a month among them). */
+export function describedDateFormat(description: string | undefined): DateFormat | undefined {
+  if (description === undefined) return undefined;
+  const match = FORMAT_IN_LETTERS.exec(description) ?? FORMAT_IN_WORDS.exec(description);
+  if (!match) return undefined;
+  const parts = [match[1], match[3], match[4]].filter((part): part is string => part !== undefined).map((part) => part[0]!.toUpperCase() as "Y" | "M" | "D");
+  if (new Set(parts).size !== parts.length || !parts.includes("Y") || !parts.includes("M")) return undefined;
+  return { parts, separator: match[2]! };
+}
+
+/** An ISO date (YYYY-MM-DD) written in a described format. */
+export function formatDate(isoDate: string, format: DateFormat): string {
+  const [year, month, day] = isoDate.split("-") as [string, string, string];
+  return format.parts.map((part) => (part === "Y" ? year : part === "M" ? month : day)).join(format.separator);
+}
+
+/** A value written in the described format, as an ISO date (a format without a day reads as the 1st). */
+function readInFormat(value: string, format: DateFormat): string | undefined {
+  const fields = value.trim().split(format.separator);
+  if (fields.length !== format.parts.length || !fields.every((field) => /^\d+$/.test(field))) return undefined;
+  const of = (part: "Y" | "M" | "D"): number | undefined => {
+    const index = format.parts.indexOf(part);
+    return index < 0 ? undefined : Number(fields[index]);
+  };
+  const year = of("Y")!;
+  const month = of("M")!;
+  const day = of("D") ?? 1;
+  if (year < 1000 || month < 1 || month > 12 || day < 1 || day > 31) return undefined;
+  return `${year}-${pad(month)}-${pad(day)}`;
 }
 
 /** What an argument value names, and whether it is nothing but a date/time (so it can be rewritten whole). */
@@ -90,36 +163,69 @@ function readArgument(value: string, clock: GroundingClock): { named: NamedTime;
   return { named, whole: trimmed.length - first.text.length <= 3 };
 }
 
+/** The descriptions of a schema's top-level parameters, by name. */
+function descriptionsOf(parameters: JsonSchema | undefined): Record<string, string | undefined> {
+  const properties = (parameters?.properties ?? {}) as Record<string, { description?: unknown }>;
+  return Object.fromEntries(Object.entries(properties).map(([name, schema]) => [name, typeof schema?.description === "string" ? schema.description : undefined]));
+}
+
 /**
  * Check a call's date and time arguments against the request. Only a request
- * that names exactly one day or time is used (with two, which argument means
- * which is a guess); only arguments that name a day or time are compared.
+ * that names exactly one day or time (or one range, whose end goes to the
+ * parameters that end something: "to_date", "until") is used (with two,
+ * which argument means which is a guess); only arguments that name a day or
+ * time are compared. A date parameter whose description states a format
+ * ("MM-DD-YYYY") gets its date in that format, the tool's own words.
  */
-export function groundCallDates(call: ToolCall, request: string, clock: GroundingClock): Grounding {
+export function groundCallDates(call: ToolCall, request: string, clock: GroundingClock, parameters?: JsonSchema): Grounding {
   const unchanged: Grounding = { kind: "unchanged", call };
   if (typeof call.arguments !== "object" || call.arguments === null || Array.isArray(call.arguments)) return unchanged;
-  if (EXPLICIT_DATE.test(request)) return unchanged;
   const named = namedTimes(request, clock);
-  if (named.length !== 1) return unchanged;
-  const wanted = named[0]!;
+  const requested = named.length === 1 ? named[0]! : undefined;
+  // A request that writes its date out corrects only dates of the same year: another year is
+  // another date the request gives (a card's expiry beside a travel day), not a slip.
+  const sameYearOnly = EXPLICIT_DATE.test(request);
+  const descriptions = descriptionsOf(parameters);
   const args = { ...(call.arguments as Record<string, unknown>) };
   const corrections: string[] = [];
   for (const [key, value] of Object.entries(args)) {
-    if (typeof value !== "string" || !TEMPORAL_KEY.test(key) || NOT_TEMPORAL_KEY.test(key)) continue;
-    const read = readArgument(value, clock);
-    if (read === undefined) continue;
+    if (typeof value !== "string" || NOT_TEMPORAL_KEY.test(key)) continue;
+    const timeOnly = TIME_ONLY_KEY.test(key);
+    const format = timeOnly ? undefined : describedDateFormat(descriptions[key]);
+    // A parameter is about a day or time by its name, or by the date format its description states ("birthday").
+    if (!TEMPORAL_KEY.test(key) && format === undefined) continue;
+    const ending = END_KEY.test(key);
+    const wanted = ending ? requested?.end : requested;
+    const inFormat = format === undefined ? undefined : readInFormat(value, format);
+    const read = inFormat !== undefined ? { named: { text: value, date: inFormat }, whole: true } : readArgument(value, clock);
+    if (read === undefined) {
+      // A year alone where the request wrote the whole date ("1915" for "March 17, 1915"): the date cut short.
+      if (!timeOnly && wanted?.date !== undefined && /^\d{4}$/.test(value.trim()) && wanted.date.startsWith(`${value.trim()}-`)) {
+        const replacement = format === undefined ? wanted.date : formatDate(wanted.date, format);
+        args[key] = replacement;
+        corrections.push(`${key}: "${value}" → "${replacement}" (the request says "${requested!.text}")`);
+      }
+      continue;
+    }
     // A time-of-day parameter ("time", "new_time") is about the time only; a date parameter takes a
     // time from the request only when the request ties it to a day ("Friday at 1 pm"): a lone "at 5"
     // may be about another thing the request asks for.
-    const timeOnly = TIME_ONLY_KEY.test(key);
-    const dateWrong = !timeOnly && wanted.date !== undefined && read.named.date !== undefined && read.named.date !== wanted.date;
+    const dateWrong =
+      !timeOnly &&
+      wanted?.date !== undefined &&
+      read.named.date !== undefined &&
+      read.named.date !== wanted.date &&
+      (!sameYearOnly || read.named.date.slice(0, 4) === wanted.date.slice(0, 4));
     const timeWrong =
-      wanted.time !== undefined && read.named.time !== undefined && read.named.time !== wanted.time && (timeOnly || wanted.date !== undefined);
-    if (!dateWrong && !timeWrong) continue;
-    const date = timeOnly ? undefined : dateWrong ? wanted.date : read.named.date;
-    const time = timeWrong ? wanted.time : read.named.time;
-    const replacement = timeOnly ? (time ?? value) : [date, time].filter((part) => part !== undefined).join(" ");
-    const says = [wanted.date, wanted.time].filter((part) => part !== undefined).join(" ");
+      wanted?.time !== undefined && read.named.time !== undefined && read.named.time !== wanted.time && (timeOnly || wanted.date !== undefined);
+    // The right date in another format than the description states.
+    const reformat = format !== undefined && read.whole && read.named.date !== undefined && read.named.time === undefined && formatDate(read.named.date, format) !== value.trim();
+    if (!dateWrong && !timeWrong && !reformat) continue;
+    const date = timeOnly ? undefined : dateWrong ? wanted!.date : read.named.date;
+    const time = timeWrong ? wanted!.time : read.named.time;
+    const written = date !== undefined && format !== undefined && time === undefined ? formatDate(date, format) : date;
+    const replacement = timeOnly ? (time ?? value) : [written, time].filter((part) => part !== undefined).join(" ");
+    const says = [wanted?.date, wanted?.time].filter((part) => part !== undefined).join(" ");
     // A time-of-day parameter takes the request's time whole, whatever else the model wrote into it.
     if (!read.whole && !timeOnly) {
       return {
@@ -127,12 +233,14 @@ export function groundCallDates(call: ToolCall, request: string, clock: Groundin
         call,
         error: {
           code: "date_contradicts_request",
-          message: `${key}="${value}" is not what the request says: "${wanted.text}" is ${says}. Call ${call.name} again with ${key}="${says}".`,
+          message: `${key}="${value}" is not what the request says: "${requested?.text ?? ""}" is ${says}. Call ${call.name} again with ${key}="${says}".`,
         },
       };
     }
     args[key] = replacement;
-    corrections.push(`${key}: "${value}" → "${replacement}" (the request says "${wanted.text}")`);
+    corrections.push(
+      dateWrong || timeWrong ? `${key}: "${value}" → "${replacement}" (the request says "${requested!.text}")` : `${key}: "${value}" → "${replacement}" (the format its description states)`,
+    );
   }
   return corrections.length === 0 ? unchanged : { kind: "corrected", call: { ...call, arguments: args }, corrections };
 }

@@ -73,43 +73,50 @@ function onlyInsideOf(shorter: string, longer: string, userText: string): boolea
   return wordOccurrences(userText, shorter).every((start) => insideLonger.has(start));
 }
 
-function echoedValue(earlier: unknown, later: unknown, userText: string): boolean {
+/** Whether a value is the earlier one again, or one of the two the other cut short (see `echoesEarlierCall`); `cut` is set when one was. */
+function echoedValue(earlier: unknown, later: unknown, userText: string, cut: { found: boolean }): boolean {
   if (typeof earlier === "string" && typeof later === "string") {
+    // Case counts ("AA" and "aa" are two genotypes); spaces around do not.
+    if (earlier.replace(/\s+/g, " ").trim() === later.replace(/\s+/g, " ").trim()) return true;
     const [a, b] = [plain(earlier), plain(later)];
-    if (a === b) return true;
     const [shorter, longer] = a.length < b.length ? [a, b] : [b, a];
-    return shorter !== "" && onlyInsideOf(shorter, longer, userText);
+    if (shorter === "" || shorter.length === longer.length || !onlyInsideOf(shorter, longer, userText)) return false;
+    cut.found = true;
+    return true;
   }
   if (Array.isArray(earlier) && Array.isArray(later)) {
-    return earlier.length === later.length && earlier.every((item, index) => echoedValue(item, later[index], userText));
+    return earlier.length === later.length && earlier.every((item, index) => echoedValue(item, later[index], userText, cut));
   }
   if (earlier !== null && later !== null && typeof earlier === "object" && typeof later === "object") {
-    return echoedArguments(earlier as Record<string, unknown>, later as Record<string, unknown>, userText);
+    return echoedArguments(earlier as Record<string, unknown>, later as Record<string, unknown>, userText, cut);
   }
   return stableJson(earlier) === stableJson(later);
 }
 
-function echoedArguments(earlier: Record<string, unknown>, later: Record<string, unknown>, userText: string): boolean {
+function echoedArguments(earlier: Record<string, unknown>, later: Record<string, unknown>, userText: string, cut: { found: boolean }): boolean {
   const keys = new Set([...Object.keys(earlier), ...Object.keys(later)]);
   for (const key of keys) {
     if (!(key in earlier) || !(key in later)) return false;
-    if (!echoedValue(earlier[key], later[key], userText)) return false;
+    if (!echoedValue(earlier[key], later[key], userText, cut)) return false;
   }
   return true;
 }
 
 /**
- * Whether a call repeats one made before it in the same model turn: the same
- * tool with the same values, written again (" Michelangelo" for
- * "Michelangelo") or cut short to a part the user only said inside the
- * whole ("Doe" after "John Doe", "Lakers" after "Los Angeles Lakers"). A
- * small model allowed several calls a turn often writes its one call twice
- * so. Two things the user named each on their own ("milk and oat milk") are
- * two calls, not an echo.
+ * Whether a call echoes one made before it in the same model turn: the same
+ * tool with the same values but one cut short to a part the user only said
+ * inside the whole ("Doe" after "John Doe", "Lakers" after "Los Angeles
+ * Lakers"), or the other way round. A small model allowed several calls a
+ * turn often writes its one call twice so. The same call again is not an
+ * echo (asked for two random numbers, two calls are right), and neither are
+ * two things the user named each on their own ("milk and oat milk").
  */
 export function echoesEarlierCall(call: ToolCall, earlier: readonly ToolCall[], userText: string): boolean {
   const words = plain(userText);
-  return earlier.some((before) => before.name === call.name && echoedArguments(before.arguments, call.arguments, words));
+  return earlier.some((before) => {
+    const cut = { found: false };
+    return before.name === call.name && echoedArguments(before.arguments, call.arguments, words, cut) && cut.found;
+  });
 }
 
-export const ECHOED_CALL_MESSAGE = "Not run: the same call as one before it in this turn (its values repeated or cut short). Each call of a turn must ask for something the others do not.";
+export const ECHOED_CALL_MESSAGE = "Not run: the same call as one before it in this turn, with a value cut short. Each call of a turn must ask for something the others do not.";

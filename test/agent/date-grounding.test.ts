@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { groundCallDates, namedTimes } from "../../src/agent/date-grounding.js";
+import { describedDateFormat, formatDate, groundCallDates, namedTimes } from "../../src/agent/date-grounding.js";
 
 // Tuesday 2026-12-01 09:00 in Lisbon (UTC+0 in December).
 const clock = { now: new Date("2026-12-01T09:00:00Z"), timeZone: "Europe/Lisbon" };
@@ -63,5 +63,65 @@ describe("grounded dates and times", () => {
     expect(groundCallDates(booking, "I have updated some more functions you can choose from. What about now?", clock).kind).toBe("unchanged");
     const alarm = call("set_alarm", { date: "2027-03-05", time: "07:00" });
     expect(groundCallDates(alarm, "Set an alarm on Friday 2027-03-05 at 7", clock).kind).toBe("unchanged");
+  });
+
+  it("corrects a date against one the request writes out whole, and reads a month written with a dot", () => {
+    const game = groundCallDates(call("game_result", { team: "Celtics", date: "2021-01-02" }), "Did the Celtics win on Feb 9, 2021?", clock);
+    expect(game.call.arguments).toEqual({ team: "Celtics", date: "2021-02-09" });
+    const price = groundCallDates(call("share_price", { date: "2022-11-01" }), "What did the share close at on Sept.14, 2022?", clock);
+    expect(price.call.arguments).toEqual({ date: "2022-09-14" });
+    // A year alone where the request wrote the day: the date cut short.
+    expect(groundCallDates(call("history", { date: "1969" }), "What happened on July 20, 1969?", clock).call.arguments).toEqual({ date: "1969-07-20" });
+    // A weekday beside the written date does not move it; two dates in the request: left alone.
+    const both = call("compare", { date: "2024-05-01" });
+    expect(groundCallDates(both, "Compare May 1, 2024 with June 3, 2024", clock)).toEqual({ kind: "unchanged", call: both });
+    // A relative day beside the written one is another day the request names.
+    const readings = call("air_readings", { day: "2024-05-04" });
+    expect(groundCallDates(readings, "Readings for yesterday and today; today is May 5, 2024", clock)).toEqual({ kind: "unchanged", call: readings });
+    // Another year is another date (a card's expiry beside a travel day), not a slip.
+    const card = call("add_card", { expiry_date: "2027-08-01" });
+    expect(groundCallDates(card, "Add my card, it expires 08/2027; I travel on December 15, 2026", clock)).toEqual({ kind: "unchanged", call: card });
+  });
+
+  it("gives the end of a range the request names to the parameters that end something", () => {
+    const stay = call("book_room", { city: "Oslo", from_date: "2023-03-01", to_date: "2023-03-01" });
+    expect(groundCallDates(stay, "Book a room in Oslo from March 3, 2023 to March 6, 2023", clock).call.arguments).toEqual({
+      city: "Oslo",
+      from_date: "2023-03-03",
+      to_date: "2023-03-06",
+    });
+    // No range: an end is left as the model wrote it.
+    const trip = call("plan_trip", { start_date: "2023-03-01", end_date: "2023-03-09" });
+    expect(groundCallDates(trip, "Plan a trip starting March 3, 2023", clock).call.arguments).toEqual({ start_date: "2023-03-03", end_date: "2023-03-09" });
+  });
+
+  it("writes a date in the format the parameter's description states", () => {
+    const parameters = {
+      type: "object",
+      properties: {
+        birthday: { type: "string", description: "Date of birth, in MM-DD-YYYY format." },
+        reading_day: { type: "string", description: "The day (day/month/year) of the reading." },
+        note: { type: "string" },
+      },
+    };
+    const person = groundCallDates(call("lookup_person", { birthday: "1975-04-30", note: "x" }), "Find the person born 04-30-1975", clock, parameters);
+    expect(person.call.arguments).toEqual({ birthday: "04-30-1975", note: "x" });
+    const reading = groundCallDates(call("meter", { reading_day: "2024-02-01" }), "The meter reading of 2024/01/02", clock, parameters);
+    expect(reading.call.arguments).toEqual({ reading_day: "02/01/2024" });
+    // Already in the stated format (read in that format, not as month first): left alone.
+    const written = call("meter", { reading_day: "02/01/2024" });
+    expect(groundCallDates(written, "The meter reading of 2024/01/02", clock, parameters)).toEqual({ kind: "unchanged", call: written });
+  });
+
+  it("reads the formats descriptions state, and nothing that is not a date format", () => {
+    expect(describedDateFormat("Must be in MM-DD-YYYY format.")).toEqual({ parts: ["M", "D", "Y"], separator: "-" });
+    expect(describedDateFormat("in the format of yyyy-mm-dd such as 2022-12-01")).toEqual({ parts: ["Y", "M", "D"], separator: "-" });
+    expect(describedDateFormat("Start date, in the format MM-DD-YYY.")).toEqual({ parts: ["M", "D", "Y"], separator: "-" });
+    expect(describedDateFormat("The month (mm-yyyy) to look at")).toEqual({ parts: ["M", "Y"], separator: "-" });
+    expect(describedDateFormat("The date (month-day-year)")).toEqual({ parts: ["M", "D", "Y"], separator: "-" });
+    expect(describedDateFormat("Time as HH:MM")).toBeUndefined();
+    expect(describedDateFormat("Day and month, dd/mm")).toBeUndefined();
+    expect(describedDateFormat("The date to look up")).toBeUndefined();
+    expect(formatDate("2022-08-16", { parts: ["M", "D", "Y"], separator: "/" })).toBe("08/16/2022");
   });
 });
