@@ -49,6 +49,8 @@ export interface UngroundedValue {
 
 const ISO_DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$|^([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?(\s?[ap]\.?m\.?)?$/i;
 const NUMBER_IN_TEXT = /(?:-?\d[\d,]*(?:\.\d+)?|-?\.\d+)(?:e[-+]?\d+)?/gi;
+/** Figures grouped in thousands ("1,500", "2,000,000"); any other comma between digits separates a list ("[22,33,42]"). */
+const THOUSANDS = /^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
 /** A figure times a power of ten as people write it: "3 x 10^8", "1.6×10^-19", "2 * 10**5". */
 const TIMES_POWER_OF_TEN = /(-?\d+(?:\.\d+)?)\s*(?:x|×|\*)\s*10\s*(?:\^|\*\*)\s*([-+−]?\d+)/gi;
 /** A figure and the scale word after it: "5 million", "2.5 billion". */
@@ -69,7 +71,9 @@ const NUMBER_WORDS: Record<string, number> = {
  * "next week" 7 days, "all the way up" or "max" the top of a 0–100 scale.
  */
 const IMPLIED_NUMBERS: Record<string, readonly number[]> = {
-  minute: [60], hour: [60], day: [24], week: [7], weekly: [7], fortnight: [14], month: [30, 31], monthly: [30], year: [365, 12],
+  minute: [60], hour: [60], day: [24], week: [7], weekly: [7, 52], fortnight: [14], month: [30, 31], monthly: [30, 12], year: [365, 12],
+  // How often a year: "compounded quarterly" is 4 times.
+  quarterly: [4], biannually: [2], semiannually: [2], annually: [1],
   yearly: [12], max: [100], maximum: [100], full: [100], fully: [100], loudest: [100], brightest: [100], way: [100],
 };
 
@@ -94,8 +98,12 @@ function figureValue(written: string): number {
 function numbersOf(text: string): number[] {
   const numbers: number[] = [];
   for (const [written] of text.matchAll(NUMBER_IN_TEXT)) {
-    const value = figureValue(written);
-    if (Number.isFinite(value)) numbers.push(value, Math.abs(value));
+    // "1,500" is one figure; "22,33,42" (a list written without spaces) is three.
+    const figures = written.includes(",") && !THOUSANDS.test(written) ? written.split(",").filter((part) => part !== "" && part !== "-") : [written];
+    for (const figure of figures) {
+      const value = figureValue(figure);
+      if (Number.isFinite(value)) numbers.push(value, Math.abs(value));
+    }
   }
   for (const [, figure, exponent] of text.matchAll(TIMES_POWER_OF_TEN)) {
     const value = tidy(Number(figure) * 10 ** Number(exponent!.replace("−", "-")));
@@ -311,12 +319,16 @@ export function groundCallArguments(written: ToolCall, tool: Tool, source: Groun
 /** Digits a number must run on past a figure the conversation writes before it counts as a runaway (a factor of 1000 adds three). */
 const RUNAWAY_TAIL = 4;
 
-/** The figures the evidence writes, as written (no sign, no thousands commas, no exponent). */
+/** The figures the evidence writes, as written (no sign, no thousands commas, no exponent), and the whole numbers it writes in words ("five"). */
 function writtenFigures(text: string): string[] {
   const figures = new Set<string>();
   for (const [written] of text.matchAll(/\d[\d,]*(?:\.\d+)?|\.\d+/g)) {
-    const figure = written.replace(/,/g, "");
-    if (Number(figure) !== 0) figures.add(figure);
+    const parts = THOUSANDS.test(written) ? [written.replace(/,/g, "")] : written.split(",");
+    for (const figure of parts) if (figure !== "" && Number(figure) !== 0) figures.add(figure);
+  }
+  for (const word of splitWords(text)) {
+    const value = NUMBER_WORDS[word.toLowerCase()];
+    if (value !== undefined && Number.isInteger(value) && value > 0) figures.add(String(value));
   }
   return [...figures];
 }

@@ -84,6 +84,15 @@ describe("argument grounding", () => {
     expect(guessed({ amount: 500000000 }, "falling for 5 seconds", [], schema)).toEqual(["amount"]);
   });
 
+  it("reads a list written without spaces as its figures, and how often a year a frequency word says", () => {
+    const schema: JsonSchema = { type: "object", properties: { values: { type: "array", items: { type: "number" } }, periods: { type: "integer" } } };
+    expect(guessed({ values: [17, 29, 4] }, "the scores were [17,29,4]", [], schema)).toEqual([]);
+    expect(guessed({ values: [17294] }, "the scores were [17,29,4]", [], schema)).toEqual(["values[0]"]);
+    expect(guessed({ values: [2500] }, "a budget of 2,500", [], schema)).toEqual([]);
+    expect(guessed({ periods: 4 }, "interest compounded quarterly", [], schema)).toEqual([]);
+    expect(guessed({ periods: 12 }, "paid monthly", [], schema)).toEqual([]);
+  });
+
   it("leaves dates and times to the date check, and booleans, nulls and stop words alone", () => {
     const schema: JsonSchema = { type: "object", properties: {} };
     expect(guessed({ date: "2026-12-04", time: "15:00", at: "2026-12-04T15:00:00Z", on: true, note: null, with: "the" }, "dentist Friday", [], schema)).toEqual([]);
@@ -112,6 +121,8 @@ describe("number holding", () => {
     expect(runawayFigure(4000000010000004, "how far is 4 light years")).toBe(4);
     expect(runawayFigure(9.800001, "an acceleration of 9.8")).toBe(9.8);
     expect(runawayFigure(-30000, "a drop of -3 degrees")).toBe(-3);
+    expect(runawayFigure(700000, "over the next seven years")).toBe(7);
+    expect(runawayFigure(330000, "the list [33,41]")).toBe(33);
     // Three digits more is a factor of 1000, which grounding judges; two figures that fit are ambiguous; none, nothing.
     expect(runawayFigure(5000, "falling for 5 seconds")).toBeUndefined();
     expect(runawayFigure(500000000, "5 apples and 50 pears")).toBeUndefined();
