@@ -48,6 +48,8 @@ export interface UngroundedValue {
 }
 
 const ISO_DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$|^([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?(\s?[ap]\.?m\.?)?$/i;
+/** A date written with figures in another order or with other separators ("26/10/2027", "10-26-2027", "10/2027"): a date, left to date grounding as ISO dates are. */
+const NUMERIC_DATE = /^(?:\d{1,2}[-/.]\d{1,2}[-/.]\d{4}|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{4}|\d{4}[-/.]\d{1,2})$/;
 const NUMBER_IN_TEXT = /(?:-?\d[\d,]*(?:\.\d+)?|-?\.\d+)(?:e[-+]?\d+)?/gi;
 /** Figures grouped in thousands ("1,500", "2,000,000"); any other comma between digits separates a list ("[22,33,42]"). */
 const THOUSANDS = /^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
@@ -186,7 +188,7 @@ function numberGrounded(value: number, evidence: Evidence): boolean {
 
 function stringGrounded(value: string, evidence: Evidence, listed: ReadonlySet<string>): boolean {
   const trimmed = value.trim();
-  if (trimmed === "" || ISO_DATE_OR_TIME.test(trimmed) || IDENTIFIER.test(trimmed)) return true;
+  if (trimmed === "" || ISO_DATE_OR_TIME.test(trimmed) || NUMERIC_DATE.test(trimmed) || IDENTIFIER.test(trimmed)) return true;
   const lower = trimmed.toLowerCase();
   if (listed.has(lower) || evidence.text.includes(lower)) return true;
   if (/^-?\d[\d,]*(\.\d+)?(e[-+]?\d+)?$/i.test(trimmed)) return numberGrounded(figureValue(trimmed), evidence);

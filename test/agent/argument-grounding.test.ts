@@ -96,6 +96,8 @@ describe("argument grounding", () => {
   it("leaves dates and times to the date check, and booleans, nulls and stop words alone", () => {
     const schema: JsonSchema = { type: "object", properties: {} };
     expect(guessed({ date: "2026-12-04", time: "15:00", at: "2026-12-04T15:00:00Z", on: true, note: null, with: "the" }, "dentist Friday", [], schema)).toEqual([]);
+    // Dates in another order or with other separators are dates too ("October 26, 2027" as the tool's DD/MM/YYYY).
+    expect(guessed({ date: "26/10/2027", due: "10-26-2027", month: "10/2027" }, "on October 26, 2027", [], schema)).toEqual([]);
   });
 
   it("walks arrays and objects and says where each guess is", () => {
