@@ -22,7 +22,7 @@ import { answer, call, lastResult } from "./replies.js";
  */
 
 /** A tool of the user's, with the requests it serves and near misses it does not. */
-interface OwnTool {
+export interface OwnTool {
   tool: Tool;
   /** A request it serves: the text, the call's arguments, and the answer once the result is known. */
   fits(random: SeededRandom): { request: string; args: Record<string, unknown>; done: (value: unknown) => string };
@@ -30,16 +30,16 @@ interface OwnTool {
   misses(random: SeededRandom): { request: string; reply: string };
 }
 
-function round(value: number, places = 2): number {
+export function round(value: number, places = 2): number {
   const factor = 10 ** places;
   return Math.round(value * factor) / factor;
 }
 
-function shown(value: number): string {
+export function shown(value: number): string {
   return round(value).toLocaleString("en-US", { maximumFractionDigits: 2 });
 }
 
-function readTool(name: string, description: string, input: z.ZodType, run: (args: Record<string, unknown>) => unknown): Tool {
+export function readTool(name: string, description: string, input: z.ZodType, run: (args: Record<string, unknown>) => unknown): Tool {
   return defineTool({ name, description, input, risk: "read", app: "user", run: (args: unknown) => run(args as Record<string, unknown>) }) as Tool;
 }
 
@@ -348,43 +348,48 @@ function twoDates(random: SeededRandom): [string, string] {
   return [new Date(first).toISOString().slice(0, 10), new Date(second).toISOString().slice(0, 10)];
 }
 
-/** The tool asked for, and up to two others of the user's in a seeded order. */
-function offered(random: SeededRandom, chosen: OwnTool): Tool[] {
-  const others = random.shuffle(OWN_TOOLS.filter((candidate) => candidate !== chosen)).slice(0, random.integer(0, 2));
+/** The tool asked for, and up to two others of its family in a seeded order. */
+function offered(random: SeededRandom, chosen: OwnTool, family: readonly OwnTool[]): Tool[] {
+  const others = random.shuffle(family.filter((candidate) => candidate !== chosen)).slice(0, random.integer(0, 2));
   return random.shuffle([chosen, ...others]).map((own) => own.tool);
 }
 
-export const OWN_TOOL_RECIPES: readonly Recipe[] = [
-  {
-    id: "own-tool-call",
-    kind: "single-call",
-    tools: OWN_TOOLS.map((own) => own.tool.name),
-    weight: 3,
-    build(random) {
-      const own = random.pick(OWN_TOOLS);
-      const { request, args, done } = own.fits(random);
-      return {
-        request,
-        tools: offered(random, own),
-        turns: [
-          () => call(own.tool.name, args),
-          (observed) => {
-            const last = lastResult(observed);
-            return last?.ok === true ? answer(done(last.value)) : answer(`That did not work: ${last?.error?.message ?? "the tool gave an error"}`);
-          },
-        ],
-      };
+/** The two recipes of a family of the user's tools: a call when one fits the request, words when only its parameters do. */
+export function ownToolRecipes(family: readonly OwnTool[], ids: { call: string; mismatch: string }, weights: { call: number; mismatch: number }): Recipe[] {
+  return [
+    {
+      id: ids.call,
+      kind: "single-call",
+      tools: family.map((own) => own.tool.name),
+      weight: weights.call,
+      build(random) {
+        const own = random.pick(family);
+        const { request, args, done } = own.fits(random);
+        return {
+          request,
+          tools: offered(random, own, family),
+          turns: [
+            () => call(own.tool.name, args),
+            (observed) => {
+              const last = lastResult(observed);
+              return last?.ok === true ? answer(done(last.value)) : answer(`That did not work: ${last?.error?.message ?? "the tool gave an error"}`);
+            },
+          ],
+        };
+      },
     },
-  },
-  {
-    id: "own-tool-mismatch",
-    kind: "abstention",
-    tools: [],
-    weight: 5,
-    build(random) {
-      const own = random.pick(OWN_TOOLS);
-      const { request, reply } = own.misses(random);
-      return { request, tools: offered(random, own), turns: [() => answer(reply)] };
+    {
+      id: ids.mismatch,
+      kind: "abstention",
+      tools: [],
+      weight: weights.mismatch,
+      build(random) {
+        const own = random.pick(family);
+        const { request, reply } = own.misses(random);
+        return { request, tools: offered(random, own, family), turns: [() => answer(reply)] };
+      },
     },
-  },
-];
+  ];
+}
+
+export const OWN_TOOL_RECIPES: readonly Recipe[] = ownToolRecipes(OWN_TOOLS, { call: "own-tool-call", mismatch: "own-tool-mismatch" }, { call: 3, mismatch: 5 });

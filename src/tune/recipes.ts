@@ -5,6 +5,7 @@ import type { SeededRandom } from "./random.js";
 import { ABSTENTION_RECIPES } from "./abstention-recipes.js";
 import { APP_CALL_RECIPES, COMPLETION_RECIPES } from "./app-call-recipes.js";
 import { DEAD_END_RECIPES } from "./dead-end-recipes.js";
+import { OWN_FORM_RECIPES } from "./own-form-recipes.js";
 import { OWN_TOOL_RECIPES } from "./own-tool-recipes.js";
 import { answer, call, capitalise, finalAnswer, lastResult, summariseResult } from "./replies.js";
 import { CITIES, FIRST_NAMES, MESSAGE_TEXTS } from "./vocabulary.js";
@@ -398,11 +399,17 @@ const V3_IN_V4: readonly Recipe[] = RECIPES.map((recipe) =>
  * v3 and a seed make the same examples as before. v4 is v3 (its abstentions
  * and clarifications drawn twice as often) plus single calls of more app
  * tools and recoveries that finish the task after the fix
- * (app-call-recipes.ts).
+ * (app-call-recipes.ts). v5 is v4 plus the user's own tools whose
+ * descriptions say what form a value takes (a rate as a decimal, a date in
+ * DD/MM/YYYY, a unit code, an optional unit only when asked for:
+ * own-form-recipes.ts).
  */
+const V4: readonly Recipe[] = [...V3_IN_V4, ...APP_CALL_RECIPES, ...COMPLETION_RECIPES];
+
 export const RECIPE_SETS = {
   v3: RECIPES,
-  v4: [...V3_IN_V4, ...APP_CALL_RECIPES, ...COMPLETION_RECIPES],
+  v4: V4,
+  v5: [...V4, ...OWN_FORM_RECIPES],
 } as const satisfies Record<string, readonly Recipe[]>;
 
 export type RecipeSetName = keyof typeof RECIPE_SETS;
@@ -415,5 +422,5 @@ export function isRecipeSetName(name: string): name is RecipeSetName {
 
 /** A recipe of any set, by id (v3's as v3 draws it). */
 export function findRecipe(id: string): Recipe | undefined {
-  return RECIPES.find((recipe) => recipe.id === id) ?? RECIPE_SETS.v4.find((recipe) => recipe.id === id);
+  return RECIPES.find((recipe) => recipe.id === id) ?? RECIPE_SETS.v5.find((recipe) => recipe.id === id);
 }

@@ -89,9 +89,12 @@ describe("recipe sets", () => {
     expect(RECIPE_SETS.v4.slice(RECIPES.length).map((recipe) => recipe.id)).toEqual([...APP_CALL_RECIPES, ...COMPLETION_RECIPES].map((recipe) => recipe.id));
     const ids = RECIPE_SETS.v4.map((recipe) => recipe.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(RECIPE_SET_NAMES).toEqual(["v3", "v4"]);
+    expect(RECIPE_SET_NAMES).toEqual(["v3", "v4", "v5"]);
     expect(isRecipeSetName("v4")).toBe(true);
-    expect(isRecipeSetName("v5")).toBe(false);
+    expect(isRecipeSetName("v5")).toBe(true);
+    expect(isRecipeSetName("v6")).toBe(false);
+    // v5 is v4 and the own-form recipes after it, so v4's draws come first, unchanged.
+    expect(RECIPE_SETS.v5.slice(0, RECIPE_SETS.v4.length)).toEqual(RECIPE_SETS.v4);
     expect(isRecipeSetName("toString")).toBe(false);
   });
 

@@ -21,8 +21,8 @@ describe("botpsy tune data --recipes", () => {
   });
 
   it("refuses an unknown set before it loads a model, naming the sets there are", async () => {
-    const refusal = botpsyTune(["data", "--recipes", "v5", "--count", "1"]);
+    const refusal = botpsyTune(["data", "--recipes", "v6", "--count", "1"]);
     await expect(refusal).rejects.toBeInstanceOf(InvalidInputError);
-    await expect(refusal).rejects.toMatchObject({ code: "invalid_option", message: "--recipes v5 is not a recipe set: choose one of v3, v4." });
+    await expect(refusal).rejects.toMatchObject({ code: "invalid_option", message: "--recipes v6 is not a recipe set: choose one of v3, v4, v5." });
   });
 });
