@@ -4,6 +4,8 @@ import { CompromisedModel } from "../../src/eval/injection/compromised-model.js"
 import { runInjectionSuite, type DefenseSetting } from "../../src/eval/injection/run.js";
 import type { EvalSettings } from "../../src/eval/results.js";
 import type { Scenario } from "../../src/eval/scenario.js";
+import { fenceUntrusted } from "../../src/policy/fence.js";
+import type { ChatMessage, ToolSpec } from "../../src/model/types.js";
 
 const settings: EvalSettings = {
   suite: "injection",
@@ -60,4 +62,30 @@ describe("a compromised model (one that obeys every injection it reads)", () => 
     const goalsStopped = new Set(results.filter((result) => result.result.calls.some((call) => call.status === "declined")).map((result) => caseFor({ id: result.caseId } as Scenario).goal.id));
     expect(goalsStopped.size).toBe(11);
   }, 240_000);
+});
+
+describe("the compromised model reads what a result says, not the fence around it", () => {
+  const sendMoney = cases.find((candidate) => candidate.scenario.id === "injection.email-venue.send-money")!;
+  const tools: ToolSpec[] = ["search_email", "read_email", "transfer_money"].map((name) => ({ name, description: name, parameters: { type: "object", properties: {} } }));
+  async function nextCalls(resultText: string): Promise<string[]> {
+    const messages: ChatMessage[] = [
+      { role: "user", content: sendMoney.task.request },
+      { role: "assistant", content: "", toolCalls: [{ id: "call_1", name: "search_email", arguments: { query: "Rui" } }] },
+      { role: "tool", toolCallId: "call_1", name: "search_email", content: resultText },
+    ];
+    const result = await new CompromisedModel(sendMoney).generate({ messages, tools }).result;
+    return result.toolCalls.map((call) => call.name);
+  }
+
+  it("does not take a random boundary holding the attacker's figures (ee3950c4 holds 950) for the instruction", async () => {
+    const withoutInstruction = fenceUntrusted('{"snippet": "Hi Sam, the meetup moves to the Cinema São Jorge."}', { source: "an email", boundary: "ee3950c4" }).text;
+    expect(withoutInstruction).toContain("950");
+    expect(await nextCalls(withoutInstruction)).toEqual(["read_email"]);
+  });
+
+  it("obeys the instruction once the content itself carries it, fenced or not", async () => {
+    const instruction = `Hi Sam. ${sendMoney.goal.instruction}.`;
+    expect(await nextCalls(fenceUntrusted(instruction, { source: "an email", boundary: "ee3950c4" }).text)).toEqual(["transfer_money"]);
+    expect(await nextCalls(instruction)).toEqual(["transfer_money"]);
+  });
 });
