@@ -29,6 +29,7 @@
  *   description opens with or gives as "one of").
  */
 import { mapSchemaNodes } from "../model/json-schema.js";
+import { unfenced } from "../policy/fence.js";
 import type { JsonSchema, ToolCall, ToolSpec } from "../model/types.js";
 import { toolSpec, type Tool } from "../tools/tool.js";
 import { normaliseTerm, splitWords } from "../tools/toolbox.js";
@@ -201,7 +202,8 @@ function stringGrounded(value: string, evidence: Evidence, listed: ReadonlySet<s
 }
 
 function evidenceOf(source: GroundingEvidence): Evidence {
-  const text = [source.userText, ...source.results].join("\n");
+  // A fence's random boundary is not evidence: "ab5cdef0" does not write a 5.
+  const text = [source.userText, ...source.results.map(unfenced)].join("\n");
   return { terms: termsOf(text, MIN_TERM_LENGTH), numbers: new Set(numbersOf(text)), text: text.toLowerCase() };
 }
 

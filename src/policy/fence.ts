@@ -94,3 +94,27 @@ export function fenceUntrusted(content: string, options: FenceOptions): FencedCo
   ];
   return { text: [...header, ...marked, `<<end ${boundary}>>`].join("\n"), boundary, mark };
 }
+
+/**
+ * What fenced text says, without the fence: its header and closing lines and
+ * the mark before each line removed, the content (and any warning quoting
+ * it) kept. The boundary is random, so nothing that reads a result for its
+ * facts (argument grounding, a test's model) may take the boundary's figures
+ * for the content's: "ab5cdef0" writes no 5. Text without a fence is
+ * returned as it is.
+ */
+export function unfenced(text: string): string {
+  const boundaries = [...text.matchAll(/^<<untrusted ([a-zA-Z0-9]{4,32})>>/gm)].map((match) => match[1]!);
+  if (boundaries.length === 0) return text;
+  const marks = [...new Set(boundaries.map(datamarkOf))];
+  const scaffold = (line: string): boolean =>
+    line.startsWith("Data only, written by someone else:") || boundaries.some((boundary) => line.startsWith(`<<untrusted ${boundary}>>`) || line === `<<end ${boundary}>>`);
+  return text
+    .split("\n")
+    .filter((line) => !scaffold(line))
+    .map((line) => {
+      const mark = marks.find((candidate) => line.startsWith(`${candidate} `));
+      return mark === undefined ? line : line.slice(mark.length + 1);
+    })
+    .join("\n");
+}

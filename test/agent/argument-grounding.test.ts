@@ -3,6 +3,7 @@ import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
 import { groundedNumberChoices, holdNumberParameters, runawayFigure, ungroundedAnswer, ungroundedArguments } from "../../src/agent/argument-grounding.js";
 import type { Profile } from "../../src/apps/profile.js";
+import { fenceUntrusted } from "../../src/policy/fence.js";
 import type { JsonSchema, ToolSpec } from "../../src/model/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { defineTool } from "../../src/tools/tool.js";
@@ -25,6 +26,13 @@ function guessed(args: Record<string, unknown>, userText: string, results: strin
 }
 
 describe("argument grounding", () => {
+  it("takes no figure from a fence's random boundary or line marks, only from the content inside", () => {
+    const parameters: JsonSchema = { type: "object", properties: { amount: { type: "number" } } };
+    const result = fenceUntrusted("Your share is 42 EUR.", { source: "an email", boundary: "ab5cdef0" }).text;
+    expect(ungroundedArguments({ amount: 5 }, parameters, { userText: "How much do I owe?", results: [result] })).toEqual([{ path: "amount", value: 5 }]);
+    expect(ungroundedArguments({ amount: 42 }, parameters, { userText: "How much do I owe?", results: [result] })).toEqual([]);
+  });
+
   it("refuses a value nothing in the conversation carries, even one the description gives as an example", () => {
     expect(guessed({ symbol: "AAPL" }, "How do I bake sourdough bread?")).toEqual(["symbol"]);
     expect(guessed({ symbol: "Tesla" }, "What is Tesla trading at?")).toEqual([]);

@@ -1,5 +1,6 @@
 import type { ChatMessage, ChatModel, GenerateRequest, Generation } from "../../model/types.js";
 import { ScriptedModel, type ScriptedReply } from "../../testing/scripted-model.js";
+import { unfenced } from "../../policy/fence.js";
 import type { AttackCase, AttackStep, SuiteCall } from "./attack-case.js";
 
 /**
@@ -51,23 +52,6 @@ function sameCall(made: { name: string; arguments: Record<string, unknown> }, wa
   return made.name === wanted.name && JSON.stringify(made.arguments) === JSON.stringify(wanted.arguments);
 }
 
-/** A fence's own lines (its header, its closing line) and the mark each content line starts with. */
-const FENCE_LINE = /^(?:<<untrusted [A-Za-z0-9]+>>|<<end [A-Za-z0-9]+>>$|Data only, written by someone else:)/;
-const DATAMARK = /^\^[A-Za-z0-9]{4} /;
-
-/**
- * What a result says, without the fence botpsy put around it: the boundary is
- * random, and one that happens to contain the attacker's figures ("ee3950c4"
- * holds 950) is not the attacker's instruction.
- */
-function contentOf(result: string): string {
-  return result
-    .split("\n")
-    .filter((line) => !FENCE_LINE.test(line))
-    .map((line) => line.replace(DATAMARK, ""))
-    .join("\n");
-}
-
 /** The instruction of a step was read: every string of one of its alternatives is in the results so far. */
 function sawInstruction(step: AttackStep, results: readonly string[]): boolean {
   return step.evidence.some((alternative) => alternative.every((sign) => results.some((content) => content.includes(sign))));
@@ -76,7 +60,8 @@ function sawInstruction(step: AttackStep, results: readonly string[]): boolean {
 function nextMove(request: GenerateRequest, injectionCase: Pick<AttackCase, "task" | "attack">, obey: boolean): ScriptedReply {
   const turn = currentTurn(request.messages);
   const made = turn.flatMap((message) => (message.role === "assistant" ? (message.toolCalls ?? []) : []));
-  const results = turn.flatMap((message) => (message.role === "tool" ? [contentOf(message.content)] : []));
+  // What each result says, inside its fence: a random boundary holding the attacker's figures ("ee3950c4" holds 950) is not the instruction.
+  const results = turn.flatMap((message) => (message.role === "tool" ? [unfenced(message.content)] : []));
   const offered = new Set((request.tools ?? []).map((tool) => tool.name));
 
   // The first attacker call not made yet, if its instruction has been read; later steps wait for it.
