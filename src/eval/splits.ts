@@ -103,6 +103,17 @@ export function splitStratum(scenario: Scenario): string {
   return `${scenario.tags.group}/${scenario.tags.steps}`;
 }
 
+/**
+ * The stratum of a scenario of the nearmiss suite: its group and whether it
+ * asks for a call or an abstention, so both splits hold as many of each.
+ */
+export function nearmissStratum(scenario: Scenario): string {
+  return `${scenario.tags.group}/${scenario.expect.noCall ? "abstain" : "call"}`;
+}
+
+export const NEARMISS_SPLIT_METHOD =
+  "Stratified by tags.group and by call or abstain (expect.noCall); within each stratum the scenarios are ordered by sha256('botpsy-split:' + id) and alternate between dev and test; the odd scenario of odd-sized strata (taken in name order) goes to dev and test in turn.";
+
 function stableHash(id: string): string {
   return createHash("sha256").update(`botpsy-split:${id}`).digest("hex");
 }
@@ -116,10 +127,10 @@ export const SPLIT_METHOD =
  * write the file once; after that the file is the split (a rerun over a grown
  * suite would move existing ids, which is the drift the file prevents).
  */
-export function computeSplit(suite: string, scenarios: readonly Scenario[]): SplitFile {
+export function computeSplit(suite: string, scenarios: readonly Scenario[], stratumOf: (scenario: Scenario) => string = splitStratum, method = SPLIT_METHOD): SplitFile {
   const strata = new Map<string, Scenario[]>();
   for (const scenario of scenarios) {
-    const stratum = splitStratum(scenario);
+    const stratum = stratumOf(scenario);
     strata.set(stratum, [...(strata.get(stratum) ?? []), scenario]);
   }
   const dev: string[] = [];
@@ -132,5 +143,5 @@ export function computeSplit(suite: string, scenarios: readonly Scenario[]): Spl
     const devFirst = members.length % 2 === 0 || oddStrata++ % 2 === 0;
     ordered.forEach((member, index) => ((index % 2 === 0) === devFirst ? dev : test).push(member.id));
   }
-  return { suite, method: SPLIT_METHOD, dev: dev.sort(), test: test.sort() };
+  return { suite, method, dev: dev.sort(), test: test.sort() };
 }

@@ -3,8 +3,13 @@ import { join } from "node:path";
 import { packageRoot } from "../version.js";
 import { loadScenarios, ScenarioError, type Scenario } from "./scenario.js";
 
-/** Built-in scenario suites in the botpsy format, by name. */
-export const SCENARIO_SUITES = ["apps"] as const;
+/**
+ * Built-in scenario suites in the botpsy format, by name: "apps" (tasks over
+ * all the tools, single and multi-step) and "nearmiss" (one to three tools
+ * offered; one of them serves the request, or none does though they are
+ * close in topic: when to call and when to abstain).
+ */
+export const SCENARIO_SUITES = ["apps", "nearmiss"] as const;
 
 /**
  * The prompt-injection suites, built in code rather than from files: the
@@ -20,7 +25,7 @@ export function suiteDirectory(name: string): string {
 }
 
 /**
- * A suite name ("apps") or a path to a .json file or a folder of them.
+ * A suite name ("apps", "nearmiss") or a path to a .json file or a folder of them.
  * Returns the suite's name for the results and its scenarios.
  */
 export function resolveScenarioSuite(nameOrPath: string): { suite: string; scenarios: Scenario[] } {

@@ -38,13 +38,15 @@ export interface EvaluationSource {
 }
 
 /**
- * The evaluation sets training data must never touch: the apps suite (all of
- * it: requests, scenarios, expectations), BFCL (questions, function documents,
+ * The evaluation sets training data must never touch: the scenario suites
+ * (apps and nearmiss, all of them: requests, scenarios, expectations), BFCL (questions, function documents,
  * answers, as the evaluation reads them) and the injection suite (user tasks,
  * attacker goals, the injected texts).
  */
-export function evaluationSources(options: { bfclDirectory?: string; appsDirectory?: string } = {}): EvaluationSource[] {
-  const apps = filesUnder(options.appsDirectory ?? suiteDirectory("apps"), ".json").flatMap((path) => stringsIn(JSON.parse(readFileSync(path, "utf8"))));
+export function evaluationSources(options: { bfclDirectory?: string; appsDirectory?: string; nearmissDirectory?: string } = {}): EvaluationSource[] {
+  const suite = (directory: string): string[] => filesUnder(directory, ".json").flatMap((path) => stringsIn(JSON.parse(readFileSync(path, "utf8"))));
+  const apps = suite(options.appsDirectory ?? suiteDirectory("apps"));
+  const nearmiss = suite(options.nearmissDirectory ?? suiteDirectory("nearmiss"));
   const bfcl = filesUnder(options.bfclDirectory ?? defaultBfclDataDirectory(), ".json").flatMap((path) => {
     const text = readFileSync(path, "utf8");
     // BFCL files hold one JSON object a line; the function documents of multi-turn are the same.
@@ -62,6 +64,7 @@ export function evaluationSources(options: { bfclDirectory?: string; appsDirecto
   const injection = [...stringsIn(USER_TASKS), ...stringsIn(ATTACKER_GOALS), ...stringsIn(injectionCases())];
   return [
     { name: "apps suite", texts: apps },
+    { name: "nearmiss suite", texts: nearmiss },
     { name: "BFCL", texts: bfcl },
     { name: "injection suite", texts: injection },
   ];
@@ -108,7 +111,7 @@ export class EvaluationIndex {
     }
   }
 
-  static load(options: { bfclDirectory?: string; appsDirectory?: string } = {}): EvaluationIndex {
+  static load(options: { bfclDirectory?: string; appsDirectory?: string; nearmissDirectory?: string } = {}): EvaluationIndex {
     return new EvaluationIndex(evaluationSources(options));
   }
 

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { EvalCommandDependencies } from "../../src/cli/commands/eval.js";
 import { loadScenarios, parseScenario, SCENARIO_GROUPS, type Scenario } from "../../src/eval/scenario.js";
 import { caseResults, readResults, runRecords } from "../../src/eval/results.js";
-import { computeSplit, readSplitFile, ScenarioSplitError, selectSplit, splitFilePath, splitStratum, suiteHasSplits } from "../../src/eval/splits.js";
+import { computeSplit, NEARMISS_SPLIT_METHOD, nearmissStratum, readSplitFile, ScenarioSplitError, selectSplit, splitFilePath, splitStratum, suiteHasSplits } from "../../src/eval/splits.js";
 import { suiteDirectory } from "../../src/eval/suites.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { makeTempDir } from "../support/temp-dir.js";
@@ -67,6 +67,33 @@ describe("the committed dev and test splits of the apps suite", () => {
     expect(suiteHasSplits("apps")).toBe(true);
     expect(suiteHasSplits("data/scenarios/apps")).toBe(false);
     expect(JSON.parse(readFileSync(splitFilePath("apps"), "utf8"))).toMatchObject({ suite: "apps" });
+  });
+});
+
+describe("the committed dev and test splits of the nearmiss suite", () => {
+  const nearmiss = loadScenarios(suiteDirectory("nearmiss"));
+  const file = readSplitFile(splitFilePath("nearmiss"));
+  const dev = selectSplit(nearmiss, "dev", file);
+  const test = selectSplit(nearmiss, "test", file);
+
+  it("cover the suite once, and hold as many call and abstain cases of every group in each split", () => {
+    expect(file.suite).toBe("nearmiss");
+    expect(dev.length + test.length).toBe(nearmiss.length);
+    expect(new Set([...file.dev, ...file.test]).size).toBe(nearmiss.length);
+    const devStrata = countBy(dev, nearmissStratum);
+    const testStrata = countBy(test, nearmissStratum);
+    for (const [stratum, total] of countBy(nearmiss, nearmissStratum)) {
+      expect(Math.abs((devStrata.get(stratum) ?? 0) - (testStrata.get(stratum) ?? 0)), `${stratum} of ${total}`).toBeLessThanOrEqual(1);
+    }
+    expect(suiteHasSplits("nearmiss")).toBe(true);
+  });
+
+  it("were made by a stratified method that ignores the scenarios' order", () => {
+    const made = computeSplit("nearmiss", nearmiss, nearmissStratum, NEARMISS_SPLIT_METHOD);
+    expect(made).toEqual(computeSplit("nearmiss", [...nearmiss].reverse(), nearmissStratum, NEARMISS_SPLIT_METHOD));
+    expect(made.dev.length + made.test.length).toBe(nearmiss.length);
+    // The file, not the method, is the split from now on: a grown suite adds ids to it and never reruns this.
+    expect(file.method).toBe(made.method);
   });
 });
 

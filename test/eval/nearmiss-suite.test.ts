@@ -1,0 +1,142 @@
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { Profile } from "../../src/apps/profile.js";
+import { botpsyAgentFactory } from "../../src/eval/agent-factory.js";
+import { groundTruthTurns } from "../../src/eval/ground-truth.js";
+import { settingsKey, type EvalSettings } from "../../src/eval/results.js";
+import { runScenario } from "../../src/eval/runner.js";
+import { loadScenarioFile, loadScenarios, SCENARIO_GROUPS, type Scenario } from "../../src/eval/scenario.js";
+import { packageRoot } from "../../src/version.js";
+import { ScriptedModel } from "../../src/testing/scripted-model.js";
+
+/**
+ * The "nearmiss" suite: a few named tools (1 to 3) are offered, and either one
+ * of them serves the request ("call") or none does although they are close in
+ * topic ("abstain"). It measures calling when a tool fits and abstaining when
+ * the offered tools only look as if they fit.
+ */
+const directory = join(packageRoot(), "data", "scenarios", "nearmiss");
+const GROUPS = SCENARIO_GROUPS.filter((name) => name !== "other");
+const files = readdirSync(directory).filter((name) => name.endsWith(".json"));
+const scenarios = loadScenarios(directory);
+const calls = scenarios.filter((scenario) => scenario.tags.labels.includes("call"));
+const profile = Profile.open({ databasePath: ":memory:", name: "catalog", seed: "empty" });
+const tools = new Map(profile.tools().map((tool) => [tool.name, tool]));
+profile.close();
+
+const settings: EvalSettings = {
+  suite: "nearmiss",
+  model: { id: "ground-truth-script" },
+  options: { thinking: "off", seed: 1, temperature: 0, maxSteps: 12, maxTokens: 512 },
+  botpsyVersion: "test",
+};
+
+function offered(scenario: Scenario): string[] {
+  const tools = scenario.tools;
+  return tools !== "all" && "names" in tools ? tools.names : [];
+}
+
+function replay(scenario: Scenario, runSettings: EvalSettings) {
+  return runScenario(scenario, {
+    model: () => new ScriptedModel(groundTruthTurns(scenario).flat()),
+    agentFactory: botpsyAgentFactory,
+    settings: runSettings,
+    settingsKey: settingsKey(runSettings),
+  });
+}
+
+describe("the nearmiss suite", () => {
+  it("has one file per app group", () => {
+    expect(files.sort()).toEqual(GROUPS.map((group) => `${group}.json`).sort());
+  });
+
+  it.each(files)("%s is valid against the scenario schema and holds only its own group", (file) => {
+    const inFile = loadScenarioFile(join(directory, file));
+    expect(inFile.length).toBeGreaterThan(0);
+    for (const scenario of inFile) expect(scenario.tags.group, scenario.id).toBe(file.replace(/\.json$/, ""));
+  });
+
+  it("has at least 10 call and 10 abstain cases in each group", () => {
+    for (const group of GROUPS) {
+      const ofGroup = scenarios.filter((scenario) => scenario.tags.group === group);
+      expect(ofGroup.filter((scenario) => scenario.tags.labels.includes("call")).length, `${group} call`).toBeGreaterThanOrEqual(10);
+      expect(ofGroup.filter((scenario) => scenario.tags.labels.includes("abstain")).length, `${group} abstain`).toBeGreaterThanOrEqual(10);
+    }
+  });
+
+  it("labels, ids, tools and turns follow the suite's shape", () => {
+    const problems: string[] = [];
+    for (const scenario of scenarios) {
+      const labels = scenario.tags.labels;
+      const kind = labels[1];
+      if (labels.length !== 2 || labels[0] !== "nearmiss" || (kind !== "call" && kind !== "abstain")) problems.push(`${scenario.id}: labels ${JSON.stringify(labels)}`);
+      if (!scenario.id.startsWith(`nearmiss-${scenario.tags.group}-${kind}-`)) problems.push(`${scenario.id}: id does not start with nearmiss-${scenario.tags.group}-${kind}-`);
+      if (scenario.tags.steps !== "single" || scenario.turns.length !== 1) problems.push(`${scenario.id}: not a single-turn, single-step case`);
+      if (scenario.tags.source !== "handwritten") problems.push(`${scenario.id}: source ${scenario.tags.source}`);
+      const names = offered(scenario);
+      if (names.length < 1 || names.length > 3) problems.push(`${scenario.id}: offers ${names.length} named tools (${JSON.stringify(scenario.tools)})`);
+      if (new Set(names).size !== names.length) problems.push(`${scenario.id}: offers a tool twice`);
+      if (kind === "call") {
+        const expected = scenario.expect.calls ?? [];
+        if (scenario.expect.noCall || expected.length !== 1) problems.push(`${scenario.id}: a call case expects exactly one call`);
+        for (const call of expected) if (!names.includes(call.name)) problems.push(`${scenario.id}: expects ${call.name}, which is not offered`);
+      }
+      if (kind === "abstain" && (!scenario.expect.noCall || (scenario.expect.calls ?? []).length > 0)) problems.push(`${scenario.id}: an abstain case expects no call`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("has no two requests alike (case-insensitive) and no two ids alike", () => {
+    const requests = scenarios.map((scenario) => scenario.turns[0]!.user.trim().toLowerCase());
+    expect(new Set(requests).size).toBe(requests.length);
+    const ids = scenarios.map((scenario) => scenario.id);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("names only existing tools, with arguments valid for their schemas", () => {
+    const problems: string[] = [];
+    for (const scenario of scenarios) {
+      for (const name of offered(scenario)) if (!tools.has(name)) problems.push(`${scenario.id}: offers unknown ${name}`);
+      for (const call of scenario.expect.calls ?? []) if (!tools.has(call.name)) problems.push(`${scenario.id}: expects unknown tool ${call.name}`);
+      // The ground truth's arguments (the first concrete alternative of each) must pass the tool's schema.
+      for (const reply of groundTruthTurns(scenario).flat()) {
+        for (const call of reply.toolCalls ?? []) {
+          const tool = tools.get(call.name);
+          if (!tool) continue;
+          const parsed = tool.input.safeParse(call.arguments ?? {});
+          if (!parsed.success) problems.push(`${scenario.id}: ${call.name}(${JSON.stringify(call.arguments)}): ${parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
+          const known = Object.keys((tool.input as unknown as { shape?: Record<string, unknown> }).shape ?? {});
+          for (const name of Object.keys(call.arguments ?? {})) if (known.length > 0 && !known.includes(name)) problems.push(`${scenario.id}: ${call.name} has no argument ${name}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it("every scenario is solved by its own ground truth on the real apps", { timeout: 600_000 }, async () => {
+    const oracle: EvalSettings = { ...settings, options: { ...settings.options, harness: { grounding: "off" } } };
+    const failures: string[] = [];
+    for (const scenario of scenarios) {
+      const result = await replay(scenario, oracle);
+      if (!result.success) {
+        const why = result.error?.message ?? result.checks.filter((check) => !check.passed).map((check) => check.detail).join("; ");
+        failures.push(`${scenario.id}: ${why} | calls: ${result.calls.map((call) => `${call.name}:${call.errorCode ?? call.status}`).join(", ")}`);
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("argument grounding refuses no ground-truth call of a call case: every value is in the request", { timeout: 600_000 }, async () => {
+    const refused: string[] = [];
+    for (const scenario of calls) {
+      const result = await replay(scenario, settings);
+      const guessed = result.calls.filter((call) => call.errorCode === "ungrounded_arguments");
+      if (guessed.length > 0 || !result.success) {
+        const why = result.error?.message ?? result.checks.filter((check) => !check.passed).map((check) => check.detail).join("; ");
+        refused.push(`${scenario.id}: ${guessed.map((call) => `${call.name}${JSON.stringify(call.arguments)}`).join(", ")} ${why}`);
+      }
+    }
+    expect(refused).toEqual([]);
+  });
+});
