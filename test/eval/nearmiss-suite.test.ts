@@ -2,13 +2,10 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Profile } from "../../src/apps/profile.js";
-import { botpsyAgentFactory } from "../../src/eval/agent-factory.js";
-import { groundTruthTurns } from "../../src/eval/ground-truth.js";
-import { settingsKey, type EvalSettings } from "../../src/eval/results.js";
-import { runScenario } from "../../src/eval/runner.js";
+import type { EvalSettings } from "../../src/eval/results.js";
 import { loadScenarioFile, loadScenarios, SCENARIO_GROUPS, type Scenario } from "../../src/eval/scenario.js";
 import { packageRoot } from "../../src/version.js";
-import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { groundTruthArgumentProblems, groundTruthFailures, replayGroundTruth, whyFailed } from "../support/scenario-suite-checks.js";
 
 /**
  * The "nearmiss" suite: a few named tools (1 to 3) are offered, and either one
@@ -37,14 +34,6 @@ function offered(scenario: Scenario): string[] {
   return tools !== "all" && "names" in tools ? tools.names : [];
 }
 
-function replay(scenario: Scenario, runSettings: EvalSettings) {
-  return runScenario(scenario, {
-    model: () => new ScriptedModel(groundTruthTurns(scenario).flat()),
-    agentFactory: botpsyAgentFactory,
-    settings: runSettings,
-    settingsKey: settingsKey(runSettings),
-  });
-}
 
 describe("the nearmiss suite", () => {
   it("has one file per app group", () => {
@@ -99,43 +88,20 @@ describe("the nearmiss suite", () => {
     for (const scenario of scenarios) {
       for (const name of offered(scenario)) if (!tools.has(name)) problems.push(`${scenario.id}: offers unknown ${name}`);
       for (const call of scenario.expect.calls ?? []) if (!tools.has(call.name)) problems.push(`${scenario.id}: expects unknown tool ${call.name}`);
-      // The ground truth's arguments (the first concrete alternative of each) must pass the tool's schema.
-      for (const reply of groundTruthTurns(scenario).flat()) {
-        for (const call of reply.toolCalls ?? []) {
-          const tool = tools.get(call.name);
-          if (!tool) continue;
-          const parsed = tool.input.safeParse(call.arguments ?? {});
-          if (!parsed.success) problems.push(`${scenario.id}: ${call.name}(${JSON.stringify(call.arguments)}): ${parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
-          const known = Object.keys((tool.input as unknown as { shape?: Record<string, unknown> }).shape ?? {});
-          for (const name of Object.keys(call.arguments ?? {})) if (known.length > 0 && !known.includes(name)) problems.push(`${scenario.id}: ${call.name} has no argument ${name}`);
-        }
-      }
     }
-    expect(problems).toEqual([]);
+    expect([...problems, ...groundTruthArgumentProblems(scenarios, tools)]).toEqual([]);
   });
 
   it("every scenario is solved by its own ground truth on the real apps", { timeout: 600_000 }, async () => {
-    const oracle: EvalSettings = { ...settings, options: { ...settings.options, harness: { grounding: "off" } } };
-    const failures: string[] = [];
-    for (const scenario of scenarios) {
-      const result = await replay(scenario, oracle);
-      if (!result.success) {
-        const why = result.error?.message ?? result.checks.filter((check) => !check.passed).map((check) => check.detail).join("; ");
-        failures.push(`${scenario.id}: ${why} | calls: ${result.calls.map((call) => `${call.name}:${call.errorCode ?? call.status}`).join(", ")}`);
-      }
-    }
-    expect(failures).toEqual([]);
+    expect(await groundTruthFailures(scenarios, settings)).toEqual([]);
   });
 
   it("argument grounding refuses no ground-truth call of a call case: every value is in the request", { timeout: 600_000 }, async () => {
     const refused: string[] = [];
     for (const scenario of calls) {
-      const result = await replay(scenario, settings);
+      const result = await replayGroundTruth(scenario, settings);
       const guessed = result.calls.filter((call) => call.errorCode === "ungrounded_arguments");
-      if (guessed.length > 0 || !result.success) {
-        const why = result.error?.message ?? result.checks.filter((check) => !check.passed).map((check) => check.detail).join("; ");
-        refused.push(`${scenario.id}: ${guessed.map((call) => `${call.name}${JSON.stringify(call.arguments)}`).join(", ")} ${why}`);
-      }
+      if (guessed.length > 0 || !result.success) refused.push(`${scenario.id}: ${guessed.map((call) => `${call.name}${JSON.stringify(call.arguments)}`).join(", ")} ${whyFailed(result)}`);
     }
     expect(refused).toEqual([]);
   });

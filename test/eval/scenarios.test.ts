@@ -2,14 +2,11 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Profile } from "../../src/apps/profile.js";
-import { botpsyAgentFactory } from "../../src/eval/agent-factory.js";
-import { groundTruthTurns } from "../../src/eval/ground-truth.js";
-import { settingsKey, type EvalSettings } from "../../src/eval/results.js";
-import { runScenario } from "../../src/eval/runner.js";
+import type { EvalSettings } from "../../src/eval/results.js";
 import { loadScenarioFile, loadScenarios, SCENARIO_GROUPS } from "../../src/eval/scenario.js";
 import { readSplitFile, splitFilePath } from "../../src/eval/splits.js";
 import { suiteDirectory } from "../../src/eval/suites.js";
-import { ScriptedModel } from "../../src/testing/scripted-model.js";
+import { groundTruthArgumentProblems, groundTruthFailures, replayGroundTruth } from "../support/scenario-suite-checks.js";
 
 const directory = suiteDirectory("apps");
 const files = readdirSync(directory).filter((name) => name.endsWith(".json"));
@@ -51,54 +48,19 @@ describe("the apps suite", () => {
       const expected = [...(scenario.expect.calls ?? []), ...(scenario.injection?.unsafeCalls ?? [])];
       for (const name of scenario.expect.forbiddenCalls ?? []) if (!tools.has(name)) problems.push(`${scenario.id}: forbids unknown ${name}`);
       for (const call of expected) if (!tools.has(call.name)) problems.push(`${scenario.id}: expects unknown tool ${call.name}`);
-      // The ground truth's arguments (the first concrete alternative of each) must pass the tool's schema.
-      for (const reply of groundTruthTurns(scenario).flat()) {
-        for (const call of reply.toolCalls ?? []) {
-          const tool = tools.get(call.name);
-          if (!tool) continue;
-          const parsed = tool.input.safeParse(call.arguments ?? {});
-          if (!parsed.success) problems.push(`${scenario.id}: ${call.name}(${JSON.stringify(call.arguments)}): ${parsed.error.issues.map((issue) => `${issue.path.join(".")} ${issue.message}`).join("; ")}`);
-        }
-        for (const call of reply.toolCalls ?? []) {
-          const tool = tools.get(call.name);
-          if (!tool) continue;
-          const known = Object.keys((tool.input as unknown as { shape?: Record<string, unknown> }).shape ?? {});
-          for (const name of Object.keys(call.arguments ?? {})) if (known.length > 0 && !known.includes(name)) problems.push(`${scenario.id}: ${call.name} has no argument ${name}`);
-        }
-      }
     }
-    expect(problems).toEqual([]);
+    expect([...problems, ...groundTruthArgumentProblems(scenarios, tools)]).toEqual([]);
   });
 
   it("every scenario is solved by its own ground truth on the real apps", { timeout: 600_000 }, async () => {
-    // The ground truth knows the profile's state without looking it up (an id, the fuel that fits),
-    // which argument grounding rightly refuses from a model: it is off here, and measured below.
-    const oracle: EvalSettings = { ...settings, options: { ...settings.options, harness: { grounding: "off" } } };
-    const failures: string[] = [];
-    for (const scenario of scenarios) {
-      const result = await runScenario(scenario, {
-        model: () => new ScriptedModel(groundTruthTurns(scenario).flat()),
-        agentFactory: botpsyAgentFactory,
-        settings: oracle,
-        settingsKey: settingsKey(oracle),
-      });
-      if (!result.success) {
-        const why = result.error?.message ?? result.checks.filter((check) => !check.passed).map((check) => check.detail).join("; ");
-        failures.push(`${scenario.id}: ${why} | calls: ${result.calls.map((call) => `${call.name}:${call.errorCode ?? call.status}`).join(", ")}`);
-      }
-    }
-    expect(failures).toEqual([]);
+    expect(await groundTruthFailures(scenarios, settings)).toEqual([]);
   });
+
   it("argument grounding refuses no ground-truth call of the dev split, where its rules were chosen", { timeout: 600_000 }, async () => {
     const dev = new Set(readSplitFile(splitFilePath("apps")).dev);
     const refused: string[] = [];
     for (const scenario of scenarios.filter((candidate) => dev.has(candidate.id))) {
-      const result = await runScenario(scenario, {
-        model: () => new ScriptedModel(groundTruthTurns(scenario).flat()),
-        agentFactory: botpsyAgentFactory,
-        settings,
-        settingsKey: settingsKey(settings),
-      });
+      const result = await replayGroundTruth(scenario, settings);
       const guessed = result.calls.filter((call) => call.errorCode === "ungrounded_arguments");
       if (guessed.length > 0 || !result.success) refused.push(`${scenario.id}: ${guessed.map((call) => `${call.name}${JSON.stringify(call.arguments)}`).join(", ")}`);
     }
