@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { defaultBfclDataDirectory } from "../eval/bfcl/loader.js";
 import { ATTACKER_GOALS, USER_TASKS, injectionCases } from "../eval/injection/cases.js";
-import { suiteDirectory } from "../eval/suites.js";
+import { SCENARIO_SUITES, suiteDirectory } from "../eval/suites.js";
 
 /** Word n-gram length of the overlap check. */
 export const OVERLAP_NGRAM = 8;
@@ -38,15 +38,16 @@ export interface EvaluationSource {
 }
 
 /**
- * The evaluation sets training data must never touch: the scenario suites
- * (apps and nearmiss, all of them: requests, scenarios, expectations), BFCL (questions, function documents,
- * answers, as the evaluation reads them) and the injection suite (user tasks,
- * attacker goals, the injected texts).
+ * The evaluation sets training data must never touch: every built-in
+ * scenario suite (all of each: requests, scenarios, expectations), BFCL
+ * (questions, function documents, answers, as the evaluation reads them) and
+ * the injection suite (user tasks, attacker goals, the injected texts).
  */
-export function evaluationSources(options: { bfclDirectory?: string; appsDirectory?: string; nearmissDirectory?: string } = {}): EvaluationSource[] {
-  const suite = (directory: string): string[] => filesUnder(directory, ".json").flatMap((path) => stringsIn(JSON.parse(readFileSync(path, "utf8"))));
-  const apps = suite(options.appsDirectory ?? suiteDirectory("apps"));
-  const nearmiss = suite(options.nearmissDirectory ?? suiteDirectory("nearmiss"));
+export function evaluationSources(options: { bfclDirectory?: string } = {}): EvaluationSource[] {
+  const suites = SCENARIO_SUITES.map((name) => ({
+    name: `${name} suite`,
+    texts: filesUnder(suiteDirectory(name), ".json").flatMap((path) => stringsIn(JSON.parse(readFileSync(path, "utf8")))),
+  }));
   const bfcl = filesUnder(options.bfclDirectory ?? defaultBfclDataDirectory(), ".json").flatMap((path) => {
     const text = readFileSync(path, "utf8");
     // BFCL files hold one JSON object a line; the function documents of multi-turn are the same.
@@ -63,8 +64,7 @@ export function evaluationSources(options: { bfclDirectory?: string; appsDirecto
   });
   const injection = [...stringsIn(USER_TASKS), ...stringsIn(ATTACKER_GOALS), ...stringsIn(injectionCases())];
   return [
-    { name: "apps suite", texts: apps },
-    { name: "nearmiss suite", texts: nearmiss },
+    ...suites,
     { name: "BFCL", texts: bfcl },
     { name: "injection suite", texts: injection },
   ];
@@ -111,7 +111,7 @@ export class EvaluationIndex {
     }
   }
 
-  static load(options: { bfclDirectory?: string; appsDirectory?: string; nearmissDirectory?: string } = {}): EvaluationIndex {
+  static load(options: { bfclDirectory?: string } = {}): EvaluationIndex {
     return new EvaluationIndex(evaluationSources(options));
   }
 

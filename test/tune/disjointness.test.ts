@@ -19,8 +19,9 @@ describe("the evaluation overlap check", () => {
     expect(ngramsOf("too short to hold one")).toEqual([]);
   });
 
-  it("indexes all three evaluation sets from the files evaluation reads", () => {
+  it("indexes every evaluation set from the files evaluation reads: each scenario suite, BFCL and the injection suite", () => {
     expect(index.sizes["apps suite"]).toBeGreaterThan(100);
+    expect(index.sizes["nearmiss suite"]).toBeGreaterThan(100);
     expect(index.sizes.BFCL).toBeGreaterThan(10_000);
     expect(index.sizes["injection suite"]).toBeGreaterThan(100);
   });
