@@ -111,8 +111,6 @@ export function nearmissStratum(scenario: Scenario): string {
   return `${scenario.tags.group}/${scenario.expect.noCall ? "abstain" : "call"}`;
 }
 
-export const NEARMISS_SPLIT_METHOD =
-  "Stratified by tags.group and by call or abstain (expect.noCall); within each stratum the scenarios are ordered by sha256('botpsy-split:' + id) and alternate between dev and test; the odd scenario of odd-sized strata (taken in name order) goes to dev and test in turn.";
 
 function stableHash(id: string): string {
   return createHash("sha256").update(`botpsy-split:${id}`).digest("hex");
@@ -121,13 +119,29 @@ function stableHash(id: string): string {
 export const SPLIT_METHOD =
   "Stratified by tags.group and tags.steps; within each stratum the scenarios are ordered by sha256('botpsy-split:' + id) and alternate between dev and test, so each stratum is half in each; the odd scenario of odd-sized strata (taken in name order) goes to dev and test in turn.";
 
+/** How a suite's scenarios are grouped before splitting, and the words its split file records for it. */
+export interface Stratification {
+  stratumOf: (scenario: Scenario) => string;
+  method: string;
+}
+
+/** The apps suite's: by group and by single- or multi-step. */
+export const APPS_STRATIFICATION: Stratification = { stratumOf: splitStratum, method: SPLIT_METHOD };
+
+/** The nearmiss suite's: by group and by call or abstain. */
+export const NEARMISS_STRATIFICATION: Stratification = {
+  stratumOf: nearmissStratum,
+  method:
+    "Stratified by tags.group and by call or abstain (expect.noCall); within each stratum the scenarios are ordered by sha256('botpsy-split:' + id) and alternate between dev and test; the odd scenario of odd-sized strata (taken in name order) goes to dev and test in turn.",
+};
+
 /**
  * How the committed split was made: deterministic, independent of the order
  * the scenarios come in, and about half of each stratum in each split. Used to
  * write the file once; after that the file is the split (a rerun over a grown
  * suite would move existing ids, which is the drift the file prevents).
  */
-export function computeSplit(suite: string, scenarios: readonly Scenario[], stratumOf: (scenario: Scenario) => string = splitStratum, method = SPLIT_METHOD): SplitFile {
+export function computeSplit(suite: string, scenarios: readonly Scenario[], { stratumOf, method }: Stratification = APPS_STRATIFICATION): SplitFile {
   const strata = new Map<string, Scenario[]>();
   for (const scenario of scenarios) {
     const stratum = stratumOf(scenario);

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { EvalCommandDependencies } from "../../src/cli/commands/eval.js";
 import { loadScenarios, parseScenario, SCENARIO_GROUPS, type Scenario } from "../../src/eval/scenario.js";
 import { caseResults, readResults, runRecords } from "../../src/eval/results.js";
-import { computeSplit, NEARMISS_SPLIT_METHOD, nearmissStratum, readSplitFile, ScenarioSplitError, selectSplit, splitFilePath, splitStratum, suiteHasSplits } from "../../src/eval/splits.js";
+import { computeSplit, NEARMISS_STRATIFICATION, nearmissStratum, readSplitFile, ScenarioSplitError, selectSplit, splitFilePath, splitStratum, suiteHasSplits } from "../../src/eval/splits.js";
 import { suiteDirectory } from "../../src/eval/suites.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { makeTempDir } from "../support/temp-dir.js";
@@ -89,8 +89,8 @@ describe("the committed dev and test splits of the nearmiss suite", () => {
   });
 
   it("were made by a stratified method that ignores the scenarios' order", () => {
-    const made = computeSplit("nearmiss", nearmiss, nearmissStratum, NEARMISS_SPLIT_METHOD);
-    expect(made).toEqual(computeSplit("nearmiss", [...nearmiss].reverse(), nearmissStratum, NEARMISS_SPLIT_METHOD));
+    const made = computeSplit("nearmiss", nearmiss, NEARMISS_STRATIFICATION);
+    expect(made).toEqual(computeSplit("nearmiss", [...nearmiss].reverse(), NEARMISS_STRATIFICATION));
     expect(made.dev.length + made.test.length).toBe(nearmiss.length);
     // The file, not the method, is the split from now on: a grown suite adds ids to it and never reruns this.
     expect(file.method).toBe(made.method);
