@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { Profile } from "../../src/apps/profile.js";
 import type { EvalSettings } from "../../src/eval/results.js";
 import { loadScenarioFile, loadScenarios, SCENARIO_GROUPS, type Scenario } from "../../src/eval/scenario.js";
-import { packageRoot } from "../../src/version.js";
+import { suiteDirectory } from "../../src/eval/suites.js";
 import { groundTruthArgumentProblems, groundTruthFailures, replayGroundTruth, whyFailed } from "../support/scenario-suite-checks.js";
 
 /**
@@ -13,7 +13,7 @@ import { groundTruthArgumentProblems, groundTruthFailures, replayGroundTruth, wh
  * topic ("abstain"). It measures calling when a tool fits and abstaining when
  * the offered tools only look as if they fit.
  */
-const directory = join(packageRoot(), "data", "scenarios", "nearmiss");
+const directory = suiteDirectory("nearmiss");
 const GROUPS = SCENARIO_GROUPS.filter((name) => name !== "other");
 const files = readdirSync(directory).filter((name) => name.endsWith(".json"));
 const scenarios = loadScenarios(directory);
