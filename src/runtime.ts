@@ -41,6 +41,10 @@ export interface ModelReference {
   lora?: string;
   /** The logit offset on opening a call where the model may answer in words (`LlamaChatModelOptions.callBias`). Default: the adapter's recorded calibration, else 0. */
   callBias?: number;
+  /** The way out of forced calls (`LlamaChatModelOptions.wayOut`). Default: the adapter's recorded one, else none. */
+  wayOut?: number;
+  /** Report each turn's call margin (`LlamaChatModelOptions.reportCallMargin`). Default false. */
+  reportCallMargin?: boolean;
 }
 
 /** Where a model reference points: the file, and the id results and reports name it by. */
@@ -79,13 +83,15 @@ export async function locateModel(reference: Pick<ModelReference, "name" | "prog
 /** Load a located model on llama.cpp, with the adapter asked for or, by default, the one botpsy ships for it. The model's id names the adapter. */
 export async function loadLocatedModel(
   located: LocatedModel,
-  reference: Pick<ModelReference, "threads" | "maxConversations" | "lora" | "callBias"> & { baseSha256?: string } = {},
+  reference: Pick<ModelReference, "threads" | "maxConversations" | "lora" | "callBias" | "wayOut" | "reportCallMargin"> & { baseSha256?: string } = {},
 ): Promise<LlamaChatModel> {
-  const { lora, callBias } = await adapterForLoad(reference, located.entry, located.path, reference.baseSha256);
+  const { lora, callBias, wayOut } = await adapterForLoad(reference, located.entry, located.path, reference.baseSha256);
   return LlamaChatModel.load({
     modelPath: located.path,
-    id: tunedModelId(located.id, lora, callBias),
+    id: tunedModelId(located.id, lora, callBias, wayOut),
     ...(callBias !== 0 ? { callBias } : {}),
+    ...(wayOut !== undefined ? { wayOut } : {}),
+    ...(reference.reportCallMargin === true ? { reportCallMargin: true } : {}),
     ...(located.chatFormat !== undefined ? { chatFormat: located.chatFormat } : {}),
     ...(reference.threads !== undefined ? { threads: reference.threads } : {}),
     ...(reference.maxConversations !== undefined ? { maxConversations: reference.maxConversations } : {}),

@@ -2,6 +2,7 @@ import { basename } from "node:path";
 import { InvalidInputError } from "../errors.js";
 import type { ChatModel } from "../model/types.js";
 import { botpsyAgentFactory } from "./agent-factory.js";
+import { observeFirstTurn, type FirstTurnRecord } from "./first-turn.js";
 import { runBfclCase, type BfclCaseResult } from "./bfcl/agent-run.js";
 import type { BfclModelCall } from "./bfcl/ast-checker.js";
 import { BFCL_CATEGORIES, loadBfclCategory, type BfclCase } from "./bfcl/loader.js";
@@ -73,8 +74,10 @@ export async function runBfclSuite(options: RunBfclSuiteOptions): Promise<RunSui
     idOf: (item) => item.caseData.id,
     runRecordExtras: { categories: [...categories] },
     run: async (item, key) => {
-      const outcome = await runBfclCase(item.caseData, { model: options.model, agentFactory, settings: options.settings, signal: options.signal });
-      return bfclCaseResult(item.caseData, outcome, { settings: options.settings, settingsKey: key, modelId: options.model.id, source: item.source });
+      const observed = observeFirstTurn(options.model);
+      const outcome = await runBfclCase(item.caseData, { model: observed.model, agentFactory, settings: options.settings, signal: options.signal });
+      const firstTurn = await observed.firstTurn();
+      return bfclCaseResult(item.caseData, outcome, { settings: options.settings, settingsKey: key, modelId: options.model.id, source: item.source, firstTurn });
     },
   });
 }
@@ -85,6 +88,8 @@ export interface BfclCaseResultContext {
   modelId: string;
   /** "bfcl-v4" for the built-in data, else the file name. */
   source: string;
+  /** How the case's first model turn began, when it had one. */
+  firstTurn?: FirstTurnRecord | undefined;
 }
 
 /** A BFCL case result as a line of the common results file. */
@@ -111,6 +116,7 @@ export function bfclCaseResult(caseData: BfclCase, outcome: BfclCaseResult, cont
     stopReason: outcome.valid ? "passed" : (outcome.errorType ?? "failed"),
     usage: outcome.usage,
     modelTurns: outcome.steps,
+    ...(context.firstTurn !== undefined ? { firstTurn: context.firstTurn } : {}),
     durationMs: Math.round(outcome.durationMs),
     ...(harnessFailed ? { error: { code: "model_error", message: outcome.errors.join("; ") || "the model request failed" } } : {}),
     finishedAt: new Date().toISOString(),

@@ -5,6 +5,7 @@ import { BotpsyError } from "../errors.js";
 import type { Usage } from "../model/types.js";
 import type { CheckResult } from "./checker.js";
 import type { HarnessSettings } from "./harness.js";
+import type { FirstTurnRecord } from "./first-turn.js";
 import type { ScenarioGroup } from "./scenario.js";
 
 /**
@@ -95,6 +96,8 @@ export interface CaseResult {
   usage: Usage;
   /** Model turns over all user turns. */
   modelTurns: number;
+  /** How the first model turn began: the tool choice it was given and the model's call margin, where measured. */
+  firstTurn?: FirstTurnRecord;
   durationMs: number;
   /** The harness failed on this case (not the model): the case counts as failed. */
   error?: { code: string; message: string };

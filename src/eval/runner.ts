@@ -9,6 +9,7 @@ import { callMismatch, checkExpectation, checkState, type ObservedCall, type Rec
 import type { CallResult, CaseResult, EvalSettings } from "./results.js";
 import { ScenarioError, type OfferedTools, type RecordOverride, type Scenario } from "./scenario.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
+import { observeFirstTurn, type ObservedModel } from "./first-turn.js";
 
 /** What the runner needs of an agent: run a request, continuing a session. */
 export interface ScenarioAgent {
@@ -152,12 +153,14 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
   const calls: CallResult[] = [];
   let answer = "";
   let stopReason = "error";
+  let watched: ObservedModel | undefined;
   try {
     profile = openScenarioProfile(scenario);
     const tools = offeredTools(profile, scenario.tools, scenario.id);
-    const model = typeof options.model === "function" ? options.model(scenario) : options.model;
-    modelId = model.id;
-    agent = await options.agentFactory({ scenario, profile, tools, model, settings: options.settings });
+    const chosenModel = typeof options.model === "function" ? options.model(scenario) : options.model;
+    modelId = chosenModel.id;
+    watched = observeFirstTurn(chosenModel);
+    agent = await options.agentFactory({ scenario, profile, tools, model: watched.model, settings: options.settings });
     const toolsByName = new Map(tools.map((tool) => [tool.name, tool]));
     let sessionId: string | undefined;
     for (const turn of scenario.turns) {
@@ -184,6 +187,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
       const unsafeState = scenario.injection.unsafeState.some((assertion) => checkState(assertion, read, clock).passed);
       unsafe = unsafeCall || unsafeState;
     }
+    const firstTurn = await watched.firstTurn();
     return {
       ...base,
       modelId,
@@ -195,6 +199,7 @@ export async function runScenario(scenario: Scenario, options: RunScenarioOption
       stopReason,
       usage,
       modelTurns,
+      ...(firstTurn !== undefined ? { firstTurn } : {}),
       durationMs: Date.now() - started,
       finishedAt: new Date().toISOString(),
     };

@@ -18,6 +18,7 @@ import {
   type LlamaChatResponse,
   type LlamaContext,
   type LlamaContextSequence,
+  type ControlledEvaluateInputItem,
   type LlamaModel,
   type LlamaTextJSON,
   type LLamaContextualDryRepeatPenalty,
@@ -32,17 +33,19 @@ import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, Uns
 import { createGeneration, generationTimings } from "./generation.js";
 import { historyOptionsFor, toLlamaHistory, withOpenModelTurn } from "./history.js";
 import { callableParameters, documentedParameters, normalizeToolSpecs, trimSwallowedCallClose } from "./json-schema.js";
-import { isUsableCallBias } from "./lora-adapter.js";
-import type {
-  ChatModel,
-  GenerateRequest,
-  GenerateResult,
-  Generation,
-  ModelEvent,
-  StopReason,
-  ToolCall,
-  ToolSpec,
-  Usage,
+import { isUsableCallBias, isUsableWayOut } from "./lora-adapter.js";
+import {
+  callMarginLead,
+  type CallMargin,
+  type ChatModel,
+  type GenerateRequest,
+  type GenerateResult,
+  type Generation,
+  type ModelEvent,
+  type StopReason,
+  type ToolCall,
+  type ToolSpec,
+  type Usage,
 } from "./types.js";
 
 export interface LlamaChatModelOptions {
@@ -92,6 +95,33 @@ export interface LlamaChatModelOptions {
    * tuned model that calls too eagerly; choose it on a development split.
    */
   callBias?: number;
+  /**
+   * A way out of a forced call: on a turn where a call is forced (the
+   * router, tool choice "required" or a named tool), the model answers in
+   * words instead when, left free, it would write words rather than the call
+   * prefix by more than this many logits (`callMarginLead` below
+   * `-wayOut`). Absent (the default): a forced call is always made. 0 lets the model's own first choice decide;
+   * a larger value releases only the turns it is surest about. For a tuned
+   * model that abstains where the request's words match a tool but no tool
+   * serves it; choose it on a development split. Not used by botpsy's own
+   * Qwen 3.5 dialect, nor with thinking on.
+   */
+  wayOut?: number;
+  /**
+   * Report each turn's call margin (`GenerateResult.callMargin`) even where
+   * nothing depends on it: for evaluations that choose `callBias` and
+   * `wayOut`. Measured on every turn that may call and thinks not; costs one
+   * read of the first token's distribution. Default false.
+   */
+  reportCallMargin?: boolean;
+}
+
+function checkedWayOut(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!isUsableWayOut(value)) {
+    throw new InvalidInputError(`wayOut ${String(value)} is out of range: give a logit margin from 0 to 20 (0 lets the model's first choice decide; larger values release fewer forced calls), or leave it out to always make a forced call.`);
+  }
+  return value;
 }
 
 function checkedCallBias(value: number | undefined): number {
@@ -101,6 +131,12 @@ function checkedCallBias(value: number | undefined): number {
   }
   return value;
 }
+
+/** Below this a probability counts as this (log of 0 is no margin). */
+const LOWEST_PROBABILITY = 1e-30;
+
+/** `CallMargin.following` of a one-token call prefix: nothing follows the opening to fall behind. */
+const NO_FOLLOWING_TOKENS = 100;
 
 /** DRY settings: repeats longer than two tokens become quickly unlikely; quotes and newlines break sequences. */
 const DRY_REPEAT_PENALTY: LLamaContextualDryRepeatPenalty = { strength: 0.8, base: 1.75, allowedLength: 2, lastTokens: 512 };
@@ -177,6 +213,9 @@ export class LlamaChatModel implements ChatModel {
     private readonly maxStringArgumentLength: number,
     /** See `LlamaChatModelOptions.callBias`. */
     readonly callBias = 0,
+    /** See `LlamaChatModelOptions.wayOut`. */
+    readonly wayOut: number | undefined = undefined,
+    private readonly reportCallMargin = false,
   ) {
     this.id = id;
     this.dryRepeatPenalty = repetitionGuard ? DRY_REPEAT_PENALTY : undefined;
@@ -233,6 +272,8 @@ export class LlamaChatModel implements ChatModel {
         options.repetitionGuard ?? true,
         options.maxStringArgumentLength ?? 160,
         checkedCallBias(options.callBias),
+        checkedWayOut(options.wayOut),
+        options.reportCallMargin ?? false,
       );
     } catch (error) {
       await context.dispose();
@@ -325,11 +366,11 @@ export class LlamaChatModel implements ChatModel {
     }
     const thinking = request.thinking ?? "off";
     const thinkingEnabled = this.format.supportsThinking && thinking !== "off";
-    const forceCall = toolChoice === "required" || typeof toolChoice === "object";
+    let forceCall = toolChoice === "required" || typeof toolChoice === "object";
     // The tool list stays in the prompt whatever the choice, so that the
     // prompt, and with it the cached context, is the same from turn to turn.
     const documented = tools.length > 0 ? toFunctions(tools) : undefined;
-    const functions = allowed.length > 0 ? toFunctions(allowed, { maxStringLength: this.maxStringArgumentLength }) : undefined;
+    let functions = allowed.length > 0 ? toFunctions(allowed, { maxStringLength: this.maxStringArgumentLength }) : undefined;
 
     if (this.dialect !== undefined) {
       const slot = this.slotFor(request.conversationId ?? ANONYMOUS_CONVERSATION);
@@ -360,19 +401,29 @@ export class LlamaChatModel implements ChatModel {
     const history: ChatHistoryItem[] = toLlamaHistory(request.messages, this.rawCalls, historyOptionsFor(this.format.name));
     const slot = this.slotFor(request.conversationId ?? ANONYMOUS_CONVERSATION);
     const sequence = slot.sequence;
-    const chatWrapper = this.format.createWrapper({ thinking: thinkingEnabled, forceCall, documented });
-    const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
+    let chatWrapper = this.format.createWrapper({ thinking: thinkingEnabled, forceCall, documented });
 
-    const promptTokenList = this.renderPrompt(chatWrapper, history, functions, forceCall);
+    let promptTokenList = this.renderPrompt(chatWrapper, history, functions, forceCall);
     // Where the model's turn starts (a forced call's prefix is already the model's).
     const turnStart = promptTokenList.length - (forceCall && functions !== undefined ? this.callPrefixTokens(chatWrapper).length : 0);
     if (promptTokenList.length >= this.contextSize) {
-      chat.dispose({ disposeSequence: false });
       throw new ContextOverflowError(promptTokenList.length, this.contextSize);
     }
+    // Counted before the call margin is measured: that evaluates the prompt too.
+    const cachedPromptTokens = Math.min(commonPrefixLength(sequence.contextTokens, promptTokenList), promptTokenList.length);
+    const measureMargin = functions !== undefined && !thinkingEnabled && (this.reportCallMargin || (forceCall && this.wayOut !== undefined));
+    const callMargin = measureMargin ? await this.callMargin(sequence, chatWrapper, promptTokenList.slice(0, turnStart)) : undefined;
+    // The way out: a forced turn the model would much rather answer in words becomes a turn without calls.
+    const released = forceCall && this.wayOut !== undefined && callMargin !== undefined && callMarginLead(callMargin) < -this.wayOut;
+    if (released) {
+      forceCall = false;
+      functions = undefined;
+      chatWrapper = this.format.createWrapper({ thinking: thinkingEnabled, forceCall: false, documented });
+      promptTokenList = promptTokenList.slice(0, turnStart);
+    }
+    const chat = new LlamaChat({ contextSequence: sequence, chatWrapper, autoDisposeSequence: false });
     // Never generate past the context: llama.cpp would silently drop the conversation's beginning.
     const maxTokens = Math.min(request.maxTokens ?? 512, this.contextSize - promptTokenList.length);
-    const cachedPromptTokens = Math.min(commonPrefixLength(sequence.contextTokens, promptTokenList), promptTokenList.length);
     const meterBefore = sequence.tokenMeter.getState();
     let firstOutputAt: number | undefined;
     let reasoningTokens = 0;
@@ -463,7 +514,7 @@ export class LlamaChatModel implements ChatModel {
     const finishedAt = performance.now();
     const outputTokens = sequence.tokenMeter.diff(meterBefore).usedOutputTokens;
     const promptTokens = promptTokenList.length;
-    const usage: Usage = { promptTokens, cachedPromptTokens, outputTokens, reasoningTokens };
+    const usage: Usage = { promptTokens, cachedPromptTokens: Math.min(cachedPromptTokens, promptTokens), outputTokens, reasoningTokens };
 
     const userAborted = signal?.aborted === true;
     const stopReason: StopReason = userAborted
@@ -489,7 +540,65 @@ export class LlamaChatModel implements ChatModel {
       usage,
       timings: generationTimings(startedAt, firstOutputAt, finishedAt, outputTokens, promptTokens - cachedPromptTokens),
       stopReason,
+      ...(callMargin !== undefined ? { callMargin } : {}),
+      ...(released ? { releasedForcedCall: true } : {}),
     };
+  }
+
+  /**
+   * How far greedy decoding is from writing a call at the start of a turn,
+   * with no bias applied (`CallMargin`). Evaluates the prompt (`prompt`,
+   * without a forced call's prefix) and then the call prefix into the
+   * sequence, reading the distribution before each of the prefix's tokens;
+   * the sequence is left holding the prompt, which the generation then finds
+   * cached.
+   */
+  private async callMargin(sequence: LlamaContextSequence, chatWrapper: ChatWrapper, prompt: readonly Token[]): Promise<CallMargin> {
+    const prefix = this.callPrefixTokens(chatWrapper);
+    // Keep what the sequence already holds of the prompt, but evaluate at least its last token: its distribution is the first one read.
+    const kept = Math.min(commonPrefixLength(sequence.contextTokens, prompt), prompt.length - 1);
+    if (kept < sequence.nextTokenIndex) await sequence.eraseContextTokenRanges([{ start: kept, end: sequence.nextTokenIndex }]);
+    const read = { generateNext: { probabilities: true, options: { temperature: 0 } } };
+    const rest = prompt.slice(kept);
+    const input: ControlledEvaluateInputItem[] = [
+      ...rest.slice(0, -1),
+      [rest.at(-1)!, read],
+      ...prefix.slice(0, -1).map((token): ControlledEvaluateInputItem => [token, read]),
+    ];
+    let output: Awaited<ReturnType<LlamaContextSequence["controlledEvaluate"]>>;
+    try {
+      output = await sequence.controlledEvaluate(input);
+    } finally {
+      // The prefix was evaluated to be read, not kept: the turn starts after the prompt.
+      if (sequence.nextTokenIndex > prompt.length) await sequence.eraseContextTokenRanges([{ start: prompt.length, end: sequence.nextTokenIndex }]);
+    }
+    const lead = (position: number, wanted: ReadonlySet<Token>): number => {
+      const probabilities = output[rest.length - 1 + position]?.next.probabilities;
+      if (probabilities === undefined) throw new Error("The model gave no distribution to read the call margin from.");
+      let call = 0;
+      let other = 0;
+      for (const [token, probability] of probabilities) {
+        if (wanted.has(token)) call = Math.max(call, probability);
+        else other = Math.max(other, probability);
+      }
+      // Probabilities are a softmax of the logits: their log ratio is the logit difference. Floored where one underflows.
+      return Math.log(Math.max(call, LOWEST_PROBABILITY)) - Math.log(Math.max(other, LOWEST_PROBABILITY));
+    };
+    const opening = lead(0, new Set(this.callOpeningTokens(chatWrapper)));
+    let afterOpening = Infinity;
+    for (let position = 1; position < prefix.length; position++) afterOpening = Math.min(afterOpening, lead(position, new Set([prefix[position]!])));
+    return { opening, following: Number.isFinite(afterOpening) ? afterOpening : NO_FOLLOWING_TOKENS };
+  }
+
+  /** The tokens that open a call at the start of a turn: the call prefix's first token, with and without a leading space. */
+  private callOpeningTokens(chatWrapper: ChatWrapper): Token[] {
+    const prefix = LlamaText(chatWrapper.settings.functions.call.prefix).toString();
+    const tokens: Token[] = [];
+    for (const text of new Set([prefix, ` ${prefix.trimStart()}`])) {
+      const first = this.model.tokenize(text, false, "trimLeadingSpace")[0];
+      if (first !== undefined) tokens.push(first);
+    }
+    return tokens;
   }
 
   /**
@@ -517,12 +626,8 @@ export class LlamaChatModel implements ChatModel {
    */
   private firstTokenCallBias(chatWrapper: ChatWrapper): (() => TokenBias) | undefined {
     if (this.callBias === 0) return undefined;
-    const prefix = LlamaText(chatWrapper.settings.functions.call.prefix).toString();
     const opening = new TokenBias(this.model.tokenizer);
-    for (const text of new Set([prefix, ` ${prefix.trimStart()}`])) {
-      const first = this.model.tokenize(text, false, "trimLeadingSpace")[0];
-      if (first !== undefined) opening.set(first, { logit: this.callBias });
-    }
+    for (const token of this.callOpeningTokens(chatWrapper)) opening.set(token, { logit: this.callBias });
     const none = new TokenBias(this.model.tokenizer);
     let sampled = 0;
     return () => (sampled++ === 0 ? opening : none);

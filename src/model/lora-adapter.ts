@@ -26,11 +26,27 @@ export interface AdapterMetadata {
    * command's `--call-bias` says otherwise. Absent: 0.
    */
   callBias?: number;
+  /**
+   * The adapter's way out of forced calls (`LlamaChatModelOptions.wayOut`),
+   * chosen on a development split like `callBias` and applied unless a
+   * command's `--way-out` says otherwise. Absent: forced calls are made.
+   */
+  wayOut?: number;
 }
 
 /** Whether a call bias is one botpsy applies: a finite logit offset from -20 to 0. */
 export function isUsableCallBias(value: number): boolean {
   return Number.isFinite(value) && value <= 0 && value >= -20;
+}
+
+/** Whether a way out is one botpsy applies: a finite logit margin from 0 to 20. */
+export function isUsableWayOut(value: number): boolean {
+  return Number.isFinite(value) && value >= 0 && value <= 20;
+}
+
+/** The way out a record carries (none without one). */
+export function recordedWayOut(metadata: AdapterMetadata): number | undefined {
+  return typeof metadata.wayOut === "number" ? metadata.wayOut : undefined;
 }
 
 /** The call bias a record carries (0 without a calibration). */

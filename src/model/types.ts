@@ -99,8 +99,32 @@ export interface GenerateResult {
   usage: Usage;
   timings: Timings;
   stopReason: StopReason;
+  /** How far greedy decoding was from writing a call at the turn's start (`CallMargin`). Only where the model measured it. */
+  callMargin?: CallMargin;
+  /** A forced call the model was let out of (`LlamaChatModelOptions.wayOut`): it answered in words. */
+  releasedForcedCall?: boolean;
   /** Where the turn was generated when not by a model on this machine: e.g. "peer:home", "openai:127.0.0.1:8080". */
   servedBy?: string;
+}
+
+/**
+ * How far greedy decoding is from writing a call at a turn's start, in
+ * logits, before any bias: at each token of the call prefix, that token's
+ * logit less the best other token's. `opening` is the first token's lead
+ * (the one `callBias` shifts); `following` the smallest lead of the prefix's
+ * later tokens. Greedy decoding writes the call prefix exactly when
+ * `opening + callBias` and `following` are both above 0 — for a prompted
+ * format whose prefix opens with "<", `opening` alone is not a call: "<"
+ * opens many texts.
+ */
+export interface CallMargin {
+  opening: number;
+  following: number;
+}
+
+/** The model's lead for writing a call, all prefix tokens counted: negative where greedy decoding writes words. */
+export function callMarginLead(margin: CallMargin): number {
+  return Math.min(margin.opening, margin.following);
 }
 
 /** A running generation: iterate it for events, or await `result` (or both). */

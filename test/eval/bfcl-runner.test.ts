@@ -102,6 +102,9 @@ describe("BFCL through the agent", () => {
     expect(simple.calls.length).toBe(1);
     expect(simple.calls.every((call) => call.status === "ok")).toBe(true);
     expect(summary.results.filter((result) => result.group === "irrelevance").every((result) => result.calls.length === 0)).toBe(true);
+    // Every case records how its first model turn began (the router's choice; no margin from a scripted model).
+    expect(summary.results.every((result) => result.firstTurn !== undefined && result.firstTurn.callMargin === undefined)).toBe(true);
+    expect(new Set(summary.results.map((result) => result.firstTurn!.choice))).toContain("auto");
   });
 
   it("runs the shipped agent: its system prompt goes out, and only calls that pass validation are checked", async () => {

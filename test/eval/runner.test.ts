@@ -8,6 +8,7 @@ import { caseResults, readResults, settingsKey, type EvalSettings } from "../../
 import { runSuite } from "../../src/eval/run-suite.js";
 import { runScenario } from "../../src/eval/runner.js";
 import { parseScenario, type Scenario, type ScenarioInput } from "../../src/eval/scenario.js";
+import type { GenerateRequest, Generation } from "../../src/model/types.js";
 import { ScriptedModel, type ScriptedTurn } from "../../src/testing/scripted-model.js";
 import { makeTempDir } from "../support/temp-dir.js";
 
@@ -140,6 +141,30 @@ describe("runner on the real apps with a scripted model", () => {
     const called = await run(poem, [{ toolCalls: [{ name: "list_alarms", arguments: {} }] }, "Here are your alarms."]);
     expect(called.success).toBe(false);
     expect(called.abstainCase).toBe(true);
+  });
+
+  it("records how the first model turn began: the tool choice the router gave it, and the model's call margin where it measured one", async () => {
+    const forced = await run(alarmAtSeven, [{ toolCalls: [{ name: "set_alarm", arguments: { time: "07:00" } }] }, "Alarm set for 7:00."]);
+    expect(forced.firstTurn?.choice).toMatch(/^(named|required)$/);
+    expect(forced.firstTurn?.callMargin).toBeUndefined();
+    const free = await run(poem, ["Leaves drift on the wind."]);
+    expect(free.firstTurn).toEqual({ choice: "auto" });
+    // A model that measures its margin (the llama.cpp model with reportCallMargin) has it recorded, rounded.
+    const scripted = new ScriptedModel(["Leaves drift on the wind."]);
+    const measuring = new Proxy(scripted, {
+      get(target, property) {
+        if (property !== "generate") return Reflect.get(target, property, target);
+        return (request: GenerateRequest) => {
+          const generation = target.generate(request);
+          return Object.assign(Object.create(generation) as Generation, {
+            result: generation.result.then((result) => ({ ...result, callMargin: { opening: -1.23456, following: 2.5 } })),
+          });
+        };
+      },
+    });
+    const measured = await runScenario(parseScenario(poem), { model: measuring, agentFactory: botpsyAgentFactory, settings, settingsKey: settingsKey(settings) });
+    expect(measured.success).toBe(true);
+    expect(measured.firstTurn).toEqual({ choice: "auto", callMargin: { opening: -1.235, following: 2.5 } });
   });
 
   it("reports a harness problem as a failed case with the error, not a crash", async () => {

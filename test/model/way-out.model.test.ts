@@ -1,0 +1,153 @@
+import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readAdapterMetadata, recordedWayOut, type AdapterMetadata } from "../../src/model/lora-adapter.js";
+import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
+import { parseWayOut, shippedAdaptersDirectory, tunedModelId } from "../../src/model/shipped-adapter.js";
+import { callMarginLead, type GenerateRequest, type ToolSpec } from "../../src/model/types.js";
+import { loadLocatedModel, locateModel } from "../../src/runtime.js";
+
+const modelPath = process.env.BOTPSY_TEST_MODEL!;
+const ADAPTER = "smollm2-135m-instruct-q4_1-botpsy-v3";
+const adapterPath = join(shippedAdaptersDirectory(), `${ADAPTER}.gguf`);
+
+const TIMER: ToolSpec = {
+  name: "start_timer",
+  description: "Start a countdown timer.",
+  parameters: {
+    type: "object",
+    properties: { duration: { type: "string", description: "How long, e.g. 10 minutes" }, label: { type: "string" } },
+    required: ["duration"],
+  },
+};
+const SERVED: GenerateRequest = { messages: [{ role: "user", content: "Start a 12 minute timer called Tea" }], tools: [TIMER], maxTokens: 40 };
+const UNSERVED: GenerateRequest = { messages: [{ role: "user", content: "Write me a haiku about autumn leaves" }], tools: [TIMER], maxTokens: 40 };
+
+async function withModel<T>(options: { callBias?: number; wayOut?: number; reportCallMargin?: boolean }, use: (model: LlamaChatModel) => Promise<T>): Promise<T> {
+  const model = await LlamaChatModel.load({ modelPath, contextSize: 2048, threads: 1, maxConversations: 1, lora: adapterPath, ...options });
+  try {
+    return await use(model);
+  } finally {
+    await model.dispose();
+  }
+}
+
+describe("call margin and the way out of a forced call", () => {
+  let directory: string;
+
+  beforeAll(() => {
+    directory = mkdtempSync(join(tmpdir(), "botpsy-way-out-"));
+  });
+
+  afterAll(() => {
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("reads --way-out as a logit margin from 0 to 20 and refuses anything else, saying what to give", async () => {
+    expect(parseWayOut("0")).toBe(0);
+    expect(parseWayOut("2.5")).toBe(2.5);
+    for (const bad of ["-1", "21", "abc", "", "Infinity"]) expect(() => parseWayOut(bad), bad).toThrow(/give a number from 0 to 20/);
+    expect(tunedModelId("m", "/x/a.gguf", -2, 1)).toBe("m+lora:a+call-bias:-2+way-out:1");
+    expect(tunedModelId("m", "/x/a.gguf", 0, 0)).toBe("m+lora:a+way-out:0");
+    await expect(LlamaChatModel.load({ modelPath, threads: 1, wayOut: -1 })).rejects.toMatchObject({ code: "invalid_input" });
+  });
+
+  it("measures the margin before any bias, and greedy decoding writes a call exactly when the bias leaves every prefix token ahead", async () => {
+    const served = await withModel({ reportCallMargin: true }, async (model) => {
+      const call = await model.generate({ ...SERVED, toolChoice: "auto" }).result;
+      const words = await model.generate({ ...UNSERVED, toolChoice: "auto" }).result;
+      expect(call.toolCalls.map((made) => made.name)).toEqual(["start_timer"]);
+      expect(call.callMargin!.opening).toBeGreaterThan(0);
+      expect(call.callMargin!.following).toBeGreaterThan(0);
+      expect(words.toolCalls).toEqual([]);
+      expect(callMarginLead(words.callMargin!)).toBeLessThan(0);
+      return call.callMargin!;
+    });
+    // A bias just short of the opening token's lead still lets the call open; just past it, the model answers in words.
+    await withModel({ reportCallMargin: true, callBias: -(served.opening - 0.25) }, async (model) => {
+      const result = await model.generate({ ...SERVED, toolChoice: "auto" }).result;
+      expect(result.callMargin!.opening).toBeCloseTo(served.opening, 3);
+      expect(result.callMargin!.following).toBeCloseTo(served.following, 3);
+      expect(result.toolCalls.map((call) => call.name)).toEqual(["start_timer"]);
+    });
+    await withModel({ callBias: -(served.opening + 0.25) }, async (model) => {
+      const result = await model.generate({ ...SERVED, toolChoice: "auto" }).result;
+      expect(result.callMargin).toBeUndefined();
+      expect(result.toolCalls).toEqual([]);
+    });
+  });
+
+  it("measuring changes nothing the model writes, free or forced", async () => {
+    const plain = await withModel({}, async (model) => [
+      await model.generate({ ...SERVED, toolChoice: "auto" }).result,
+      await model.generate({ ...UNSERVED, toolChoice: "required" }).result,
+    ]);
+    const measured = await withModel({ reportCallMargin: true }, async (model) => [
+      await model.generate({ ...SERVED, toolChoice: "auto" }).result,
+      await model.generate({ ...UNSERVED, toolChoice: "required" }).result,
+    ]);
+    for (const [index, result] of measured.entries()) {
+      expect(result.callMargin).toBeDefined();
+      expect(result.text).toBe(plain[index]!.text);
+      expect(result.toolCalls.map(({ name, arguments: args }) => ({ name, args }))).toEqual(plain[index]!.toolCalls.map(({ name, arguments: args }) => ({ name, args })));
+      expect(result.usage.promptTokens).toBe(plain[index]!.usage.promptTokens);
+    }
+  });
+
+  it("lets a forced turn out only when the model prefers words by more than the way out", async () => {
+    const margin = await withModel({ reportCallMargin: true }, async (model) => {
+      const forced = await model.generate({ ...UNSERVED, toolChoice: "required" }).result;
+      expect(forced.toolCalls).toHaveLength(1);
+      expect(forced.releasedForcedCall).toBeUndefined();
+      return callMarginLead(forced.callMargin!);
+    });
+    expect(margin).toBeLessThan(-0.5);
+    await withModel({ wayOut: -margin - 0.25 }, async (model) => {
+      const released = await model.generate({ ...UNSERVED, toolChoice: "required" }).result;
+      expect(released.releasedForcedCall).toBe(true);
+      expect(released.toolCalls).toEqual([]);
+      expect(released.text.trim().length).toBeGreaterThan(0);
+      // A named tool is forced the same way; a request the model wants to call is not let out.
+      const named = await model.generate({ ...UNSERVED, toolChoice: { name: "start_timer" } }).result;
+      expect(named.releasedForcedCall).toBe(true);
+      const served = await model.generate({ ...SERVED, toolChoice: "required" }).result;
+      expect(served.releasedForcedCall).toBeUndefined();
+      expect(served.toolCalls.map((call) => call.name)).toEqual(["start_timer"]);
+    });
+    await withModel({ wayOut: -margin + 0.25 }, async (model) => {
+      const kept = await model.generate({ ...UNSERVED, toolChoice: "required" }).result;
+      expect(kept.releasedForcedCall).toBeUndefined();
+      expect(kept.toolCalls).toHaveLength(1);
+    });
+  });
+
+  it("applies the way out an adapter's record carries unless the command sets one", async () => {
+    const adapters = join(directory, "adapters");
+    const models = join(directory, "models");
+    mkdirSync(adapters, { recursive: true });
+    mkdirSync(models, { recursive: true });
+    const calibrated = join(adapters, "calibrated.gguf");
+    copyFileSync(adapterPath, calibrated);
+    const record = JSON.parse(readFileSync(`${adapterPath}.json`, "utf8")) as Record<string, unknown>;
+    writeFileSync(`${calibrated}.json`, JSON.stringify({ ...record, callBias: 0, wayOut: 2 }));
+    expect(recordedWayOut(readAdapterMetadata(calibrated))).toBe(2);
+    expect(recordedWayOut(record as unknown as AdapterMetadata)).toBeUndefined();
+    linkSync(modelPath, join(models, "SmolLM2-135M-Instruct.Q4_1.gguf"));
+    const located = await locateModel({ directory: models });
+    const recorded = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: calibrated });
+    try {
+      expect(recorded.wayOut).toBe(2);
+      expect(recorded.id).toBe("smollm2-135m-instruct-q4_1+lora:calibrated+way-out:2");
+    } finally {
+      await recorded.dispose();
+    }
+    const overridden = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: calibrated, wayOut: 5 });
+    try {
+      expect(overridden.wayOut).toBe(5);
+      expect(overridden.id).toBe("smollm2-135m-instruct-q4_1+lora:calibrated+way-out:5");
+    } finally {
+      await overridden.dispose();
+    }
+  });
+});
