@@ -110,8 +110,9 @@ export interface LlamaChatModelOptions {
   /**
    * Report each turn's call margin (`GenerateResult.callMargin`) even where
    * nothing depends on it: for evaluations that choose `callBias` and
-   * `wayOut`. Measured on every turn that may call and thinks not; costs one
-   * read of the first token's distribution. Default false.
+   * `wayOut`. Measured on every turn that may call and thinks not; costs
+   * evaluating the turn's new prompt tokens twice and reading the
+   * distribution at each token of the call prefix. Default false.
    */
   reportCallMargin?: boolean;
 }
@@ -409,7 +410,6 @@ export class LlamaChatModel implements ChatModel {
     if (promptTokenList.length >= this.contextSize) {
       throw new ContextOverflowError(promptTokenList.length, this.contextSize);
     }
-    // Counted before the call margin is measured: that evaluates the prompt too.
     const cachedPromptTokens = Math.min(commonPrefixLength(sequence.contextTokens, promptTokenList), promptTokenList.length);
     const measureMargin = functions !== undefined && !thinkingEnabled && (this.reportCallMargin || (forceCall && this.wayOut !== undefined));
     const callMargin = measureMargin ? await this.callMargin(sequence, chatWrapper, promptTokenList.slice(0, turnStart)) : undefined;
@@ -550,8 +550,9 @@ export class LlamaChatModel implements ChatModel {
    * with no bias applied (`CallMargin`). Evaluates the prompt (`prompt`,
    * without a forced call's prefix) and then the call prefix into the
    * sequence, reading the distribution before each of the prefix's tokens;
-   * the sequence is left holding the prompt, which the generation then finds
-   * cached.
+   * the sequence is left as it was. The prompt is evaluated twice where it
+   * was not cached: the price of a reading that leaves the turn's text exactly
+   * as without it.
    */
   private async callMargin(sequence: LlamaContextSequence, chatWrapper: ChatWrapper, prompt: readonly Token[]): Promise<CallMargin> {
     const prefix = this.callPrefixTokens(chatWrapper);
@@ -569,8 +570,9 @@ export class LlamaChatModel implements ChatModel {
     try {
       output = await sequence.controlledEvaluate(input);
     } finally {
-      // The prefix was evaluated to be read, not kept: the turn starts after the prompt.
-      if (sequence.nextTokenIndex > prompt.length) await sequence.eraseContextTokenRanges([{ start: prompt.length, end: sequence.nextTokenIndex }]);
+      // Evaluated to be read, not kept: the generation evaluates the prompt as it would have without the reading (in
+      // other batches the logits move in their last digits, and a long greedy text with them), so measuring changes nothing it writes.
+      if (sequence.nextTokenIndex > kept) await sequence.eraseContextTokenRanges([{ start: kept, end: sequence.nextTokenIndex }]);
     }
     const lead = (position: number, wanted: ReadonlySet<Token>): number => {
       const probabilities = output[rest.length - 1 + position]?.next.probabilities;

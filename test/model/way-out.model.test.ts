@@ -82,16 +82,20 @@ describe("call margin and the way out of a forced call", () => {
     const plain = await withModel({}, async (model) => [
       await model.generate({ ...SERVED, toolChoice: "auto" }).result,
       await model.generate({ ...UNSERVED, toolChoice: "required" }).result,
+      await model.generate({ ...UNSERVED, toolChoice: "auto", maxTokens: 160 }).result,
     ]);
     const measured = await withModel({ reportCallMargin: true }, async (model) => [
       await model.generate({ ...SERVED, toolChoice: "auto" }).result,
       await model.generate({ ...UNSERVED, toolChoice: "required" }).result,
+      await model.generate({ ...UNSERVED, toolChoice: "auto", maxTokens: 160 }).result,
     ]);
     for (const [index, result] of measured.entries()) {
       expect(result.callMargin).toBeDefined();
       expect(result.text).toBe(plain[index]!.text);
       expect(result.toolCalls.map(({ name, arguments: args }) => ({ name, args }))).toEqual(plain[index]!.toolCalls.map(({ name, arguments: args }) => ({ name, args })));
       expect(result.usage.promptTokens).toBe(plain[index]!.usage.promptTokens);
+      expect(result.usage.cachedPromptTokens).toBe(plain[index]!.usage.cachedPromptTokens);
+      expect(result.usage.outputTokens).toBe(plain[index]!.usage.outputTokens);
     }
   });
 
