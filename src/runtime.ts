@@ -41,8 +41,8 @@ export interface ModelReference {
   lora?: string;
   /** The logit offset on opening a call where the model may answer in words (`LlamaChatModelOptions.callBias`). Default: the adapter's recorded calibration, else 0. */
   callBias?: number;
-  /** The way out of forced calls (`LlamaChatModelOptions.wayOut`). Default: the adapter's recorded one, else none. */
-  wayOut?: number;
+  /** The floor of forced calls (`LlamaChatModelOptions.forcedCallFloor`). Default: the adapter's recorded one, else none. */
+  forcedCallFloor?: number;
   /** Report each turn's call margin (`LlamaChatModelOptions.reportCallMargin`). Default false. */
   reportCallMargin?: boolean;
 }
@@ -83,14 +83,14 @@ export async function locateModel(reference: Pick<ModelReference, "name" | "prog
 /** Load a located model on llama.cpp, with the adapter asked for or, by default, the one botpsy ships for it. The model's id names the adapter. */
 export async function loadLocatedModel(
   located: LocatedModel,
-  reference: Pick<ModelReference, "threads" | "maxConversations" | "lora" | "callBias" | "wayOut" | "reportCallMargin"> & { baseSha256?: string } = {},
+  reference: Pick<ModelReference, "threads" | "maxConversations" | "lora" | "callBias" | "forcedCallFloor" | "reportCallMargin"> & { baseSha256?: string } = {},
 ): Promise<LlamaChatModel> {
-  const { lora, callBias, wayOut } = await adapterForLoad(reference, located.entry, located.path, reference.baseSha256);
+  const { lora, callBias, forcedCallFloor } = await adapterForLoad(reference, located.entry, located.path, reference.baseSha256);
   return LlamaChatModel.load({
     modelPath: located.path,
-    id: tunedModelId(located.id, lora, callBias, wayOut),
+    id: tunedModelId(located.id, lora, callBias, forcedCallFloor),
     ...(callBias !== 0 ? { callBias } : {}),
-    ...(wayOut !== undefined ? { wayOut } : {}),
+    ...(forcedCallFloor !== undefined ? { forcedCallFloor } : {}),
     ...(reference.reportCallMargin === true ? { reportCallMargin: true } : {}),
     ...(located.chatFormat !== undefined ? { chatFormat: located.chatFormat } : {}),
     ...(reference.threads !== undefined ? { threads: reference.threads } : {}),

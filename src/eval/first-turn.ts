@@ -4,14 +4,14 @@ import type { CallMargin, ChatModel, GenerateRequest, Generation } from "../mode
  * How a case's first model turn began: the tool choice the agent gave it and,
  * where the model measured it, its preference for opening a call over
  * answering in words (`GenerateResult.callMargin`). From it a report tells
- * the router's decisions from the model's, and a call bias or a way out can
+ * the router's decisions from the model's, and a call bias or a forced-call floor can
  * be weighed on a split without running it again.
  */
 export interface FirstTurnRecord {
   /** "required" and "named" are forced calls; "auto" leaves the model free; "none" offers no call. */
   choice: "auto" | "required" | "named" | "none";
   callMargin?: CallMargin;
-  /** The forced call was released: the model answered in words (`wayOut`). */
+  /** The forced call was released: the model answered in words (`forcedCallFloor`). */
   released?: boolean;
 }
 

@@ -33,7 +33,7 @@ import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, Uns
 import { createGeneration, generationTimings } from "./generation.js";
 import { historyOptionsFor, toLlamaHistory, withOpenModelTurn } from "./history.js";
 import { callableParameters, documentedParameters, normalizeToolSpecs, trimSwallowedCallClose } from "./json-schema.js";
-import { isUsableCallBias, isUsableWayOut } from "./lora-adapter.js";
+import { isUsableCallBias, isUsableForcedCallFloor } from "./lora-adapter.js";
 import {
   callMarginLead,
   type CallMargin,
@@ -96,31 +96,33 @@ export interface LlamaChatModelOptions {
    */
   callBias?: number;
   /**
-   * A way out of a forced call: on a turn where a call is forced (the
-   * router, tool choice "required" or a named tool), the model answers in
-   * words instead when, left free, it would write words rather than the call
-   * prefix by more than this many logits (`callMarginLead` below
-   * `-wayOut`). Absent (the default): a forced call is always made. 0 lets the model's own first choice decide;
-   * a larger value releases only the turns it is surest about. For a tuned
-   * model that abstains where the request's words match a tool but no tool
-   * serves it; choose it on a development split. Not used by botpsy's own
-   * Qwen 3.5 dialect, nor with thinking on.
+   * The floor of a forced call: on a turn where a call is forced (the
+   * router, tool choice "required" or a named tool), the call is made only
+   * where the model's own lead for writing one (`callMarginLead`) is at least
+   * this many logits; below it the turn answers in words (the call prefix
+   * may not open it). 0 asks the model to lean to the call itself; above 0
+   * it must lean more; below 0 a forced call is dropped only where the model
+   * leans against it by more than that. Absent (the default): a forced call
+   * is always made. The router then only adds evidence for a call instead of
+   * deciding alone: for a tuned model the router forces on requests whose
+   * words match a tool none serves. Choose it on a development split. Not
+   * used by botpsy's own Qwen 3.5 dialect, nor with thinking on.
    */
-  wayOut?: number;
+  forcedCallFloor?: number;
   /**
    * Report each turn's call margin (`GenerateResult.callMargin`) even where
    * nothing depends on it: for evaluations that choose `callBias` and
-   * `wayOut`. Measured on every turn that may call and thinks not; costs
+   * `forcedCallFloor`. Measured on every turn that may call and thinks not; costs
    * evaluating the turn's new prompt tokens twice and reading the
    * distribution at each token of the call prefix. Default false.
    */
   reportCallMargin?: boolean;
 }
 
-function checkedWayOut(value: number | undefined): number | undefined {
+function checkedForcedCallFloor(value: number | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!isUsableWayOut(value)) {
-    throw new InvalidInputError(`wayOut ${String(value)} is out of range: give a logit margin from 0 to 20 (0 lets the model's first choice decide; larger values release fewer forced calls), or leave it out to always make a forced call.`);
+  if (!isUsableForcedCallFloor(value)) {
+    throw new InvalidInputError(`forcedCallFloor ${String(value)} is out of range: give a logit margin from -20 to 20 (0 makes a forced call only where the model would write one itself; higher values release more forced calls), or leave it out to always make a forced call.`);
   }
   return value;
 }
@@ -214,8 +216,8 @@ export class LlamaChatModel implements ChatModel {
     private readonly maxStringArgumentLength: number,
     /** See `LlamaChatModelOptions.callBias`. */
     readonly callBias = 0,
-    /** See `LlamaChatModelOptions.wayOut`. */
-    readonly wayOut: number | undefined = undefined,
+    /** See `LlamaChatModelOptions.forcedCallFloor`. */
+    readonly forcedCallFloor: number | undefined = undefined,
     private readonly reportCallMargin = false,
   ) {
     this.id = id;
@@ -273,7 +275,7 @@ export class LlamaChatModel implements ChatModel {
         options.repetitionGuard ?? true,
         options.maxStringArgumentLength ?? 160,
         checkedCallBias(options.callBias),
-        checkedWayOut(options.wayOut),
+        checkedForcedCallFloor(options.forcedCallFloor),
         options.reportCallMargin ?? false,
       );
     } catch (error) {
@@ -411,10 +413,10 @@ export class LlamaChatModel implements ChatModel {
       throw new ContextOverflowError(promptTokenList.length, this.contextSize);
     }
     const cachedPromptTokens = Math.min(commonPrefixLength(sequence.contextTokens, promptTokenList), promptTokenList.length);
-    const measureMargin = functions !== undefined && !thinkingEnabled && (this.reportCallMargin || (forceCall && this.wayOut !== undefined));
+    const measureMargin = functions !== undefined && !thinkingEnabled && (this.reportCallMargin || (forceCall && this.forcedCallFloor !== undefined));
     const callMargin = measureMargin ? await this.callMargin(sequence, chatWrapper, promptTokenList.slice(0, turnStart)) : undefined;
-    // The way out: a forced turn the model would much rather answer in words becomes a turn without calls.
-    const released = forceCall && this.wayOut !== undefined && callMargin !== undefined && callMarginLead(callMargin) < -this.wayOut;
+    // Below the floor, a forced turn becomes a turn without calls.
+    const released = forceCall && this.forcedCallFloor !== undefined && callMargin !== undefined && callMarginLead(callMargin) < this.forcedCallFloor;
     if (released) {
       forceCall = false;
       functions = undefined;
@@ -439,7 +441,7 @@ export class LlamaChatModel implements ChatModel {
 
     let response: LlamaChatResponse<ChatModelFunctions> | undefined;
     try {
-      const firstTokenBias = !forceCall && functions !== undefined ? this.firstTokenCallBias(chatWrapper) : undefined;
+      const firstTokenBias = released ? this.firstTokenNoCall(chatWrapper) : !forceCall && functions !== undefined ? this.firstTokenCallBias(chatWrapper) : undefined;
       response = await chat.generateResponse(history, {
         ...(functions !== undefined ? { functions, maxParallelFunctionCalls: this.allowsParallelCalls(request) ? undefined : 1 } : {}),
         ...(firstTokenBias !== undefined ? { tokenBias: firstTokenBias } : {}),
@@ -633,6 +635,18 @@ export class LlamaChatModel implements ChatModel {
     const none = new TokenBias(this.model.tokenizer);
     let sampled = 0;
     return () => (sampled++ === 0 ? opening : none);
+  }
+
+  /**
+   * The first sample of a released forced turn may not open a call: the
+   * model leaned to one, but not by the floor, so it answers in words.
+   */
+  private firstTokenNoCall(chatWrapper: ChatWrapper): () => TokenBias {
+    const closed = new TokenBias(this.model.tokenizer);
+    for (const token of this.callOpeningTokens(chatWrapper)) closed.set(token, "never");
+    const none = new TokenBias(this.model.tokenizer);
+    let sampled = 0;
+    return () => (sampled++ === 0 ? closed : none);
   }
 
   private callPrefixTokens(chatWrapper: ChatWrapper): Token[] {

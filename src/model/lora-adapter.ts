@@ -27,11 +27,11 @@ export interface AdapterMetadata {
    */
   callBias?: number;
   /**
-   * The adapter's way out of forced calls (`LlamaChatModelOptions.wayOut`),
+   * The adapter's floor of forced calls (`LlamaChatModelOptions.forcedCallFloor`),
    * chosen on a development split like `callBias` and applied unless a
-   * command's `--way-out` says otherwise. Absent: forced calls are made.
+   * command's `--forced-call-floor` says otherwise. Absent: forced calls are made.
    */
-  wayOut?: number;
+  forcedCallFloor?: number;
 }
 
 /** Whether a call bias is one botpsy applies: a finite logit offset from -20 to 0. */
@@ -39,14 +39,14 @@ export function isUsableCallBias(value: number): boolean {
   return Number.isFinite(value) && value <= 0 && value >= -20;
 }
 
-/** Whether a way out is one botpsy applies: a finite logit margin from 0 to 20. */
-export function isUsableWayOut(value: number): boolean {
-  return Number.isFinite(value) && value >= 0 && value <= 20;
+/** Whether a forced-call floor is one botpsy applies: a finite logit margin from -20 to 20. */
+export function isUsableForcedCallFloor(value: number): boolean {
+  return Number.isFinite(value) && value >= -20 && value <= 20;
 }
 
-/** The way out a record carries (none without one). */
-export function recordedWayOut(metadata: AdapterMetadata): number | undefined {
-  return typeof metadata.wayOut === "number" ? metadata.wayOut : undefined;
+/** The forced-call floor a record carries (none without one). */
+export function recordedForcedCallFloor(metadata: AdapterMetadata): number | undefined {
+  return typeof metadata.forcedCallFloor === "number" ? metadata.forcedCallFloor : undefined;
 }
 
 /** The call bias a record carries (0 without a calibration). */

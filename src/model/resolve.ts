@@ -233,18 +233,18 @@ export async function loadLlamaModel(options: Extract<CreateChatModelOptions, { 
   const name = model ?? bestPresentModel(location)?.name ?? SMOLLM2_ID;
   const { path, resolved } = await ensureModelFile(name, { ...location, progress: progress ?? false });
   const chatFormat = loadOptions.chatFormat ?? (resolved.kind === "catalog" ? resolved.entry?.chatFormat : undefined);
-  // The adapter asked for, none for "none", else the one botpsy ships for a catalog model; checked against this base. The call bias and the way out: asked for, else the adapter's calibration.
-  const { lora, callBias, wayOut } = await adapterForLoad(loadOptions, resolved.kind === "catalog" ? resolved.entry : undefined, path, resolved.entry?.sha256);
-  const { lora: _requested, callBias: _requestedBias, wayOut: _requestedWayOut, ...rest } = loadOptions;
+  // The adapter asked for, none for "none", else the one botpsy ships for a catalog model; checked against this base. The call bias and the forced-call floor: asked for, else the adapter's calibration.
+  const { lora, callBias, forcedCallFloor } = await adapterForLoad(loadOptions, resolved.kind === "catalog" ? resolved.entry : undefined, path, resolved.entry?.sha256);
+  const { lora: _requested, callBias: _requestedBias, forcedCallFloor: _requestedFloor, ...rest } = loadOptions;
   const baseId = resolved.kind === "catalog" ? resolved.entry!.id : loadOptions.id;
   return LlamaChatModel.load({
     ...rest,
     ...(lora !== undefined ? { lora } : {}),
     ...(callBias !== 0 ? { callBias } : {}),
-    ...(wayOut !== undefined ? { wayOut } : {}),
+    ...(forcedCallFloor !== undefined ? { forcedCallFloor } : {}),
     modelPath: path,
     formatCacheFile: join(directory ?? modelsDirectory(), "chat-formats.json"),
-    id: baseId !== undefined ? tunedModelId(baseId, lora, callBias, wayOut) : undefined,
+    id: baseId !== undefined ? tunedModelId(baseId, lora, callBias, forcedCallFloor) : undefined,
     ...(chatFormat !== undefined && chatFormat !== "native" ? { chatFormat } : {}),
   });
 }

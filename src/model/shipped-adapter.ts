@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { BotpsyError, InvalidInputError } from "../errors.js";
 import { packageRoot } from "../version.js";
 import type { CatalogEntry } from "./catalog.js";
-import { adapterName, isUsableCallBias, isUsableWayOut, recordedCallBias, recordedWayOut, sha256OfFile, verifyAdapterBase } from "./lora-adapter.js";
+import { adapterName, isUsableCallBias, isUsableForcedCallFloor, recordedCallBias, recordedForcedCallFloor, sha256OfFile, verifyAdapterBase } from "./lora-adapter.js";
 
 /**
  * The LoRA adapters botpsy ships (data/adapters): a catalog model with one is
@@ -20,14 +20,14 @@ export const LORA_OPTION_DESCRIPTION = `a LoRA adapter (.gguf from botpsy tune t
 export const CALL_BIAS_OPTION_DESCRIPTION =
   "logit offset (-20 to 0) on opening a call where the model may answer in words instead: -2 makes a call about 7 times less likely (default: the adapter's recorded calibration, else 0)";
 
-export const WAY_OUT_OPTION_DESCRIPTION =
-  "let the model answer in words on a turn where a call is forced when it prefers words by more than this many logits (0 to 20; default: the adapter's recorded way out, else a forced call is always made)";
+export const FORCED_CALL_FLOOR_OPTION_DESCRIPTION =
+  "on a turn where a call is forced, make the call only where the model's own lead for writing one is at least this many logits, else answer in words (-20 to 20; 0: the model's own choice; default: the adapter's recorded floor, else a forced call is always made)";
 
-/** Reads a `--way-out` value: a number from 0 to 20. */
-export function parseWayOut(value: string): number {
+/** Reads a `--forced-call-floor` value: a number from -20 to 20. */
+export function parseForcedCallFloor(value: string): number {
   const parsed = Number(value);
-  if (value.trim() === "" || !isUsableWayOut(parsed)) {
-    throw new InvalidInputError(`--way-out ${value} is not usable: give a number from 0 to 20 (0 lets the model's first choice decide; larger values release fewer forced calls).`);
+  if (value.trim() === "" || !isUsableForcedCallFloor(parsed)) {
+    throw new InvalidInputError(`--forced-call-floor ${value} is not usable: give a number from -20 to 20 (0 makes a forced call only where the model would write one itself; higher values release more forced calls).`);
   }
   return parsed;
 }
@@ -79,11 +79,11 @@ export function isNoAdapter(value: string): boolean {
   return value.trim().toLowerCase() === NO_ADAPTER;
 }
 
-/** What a load applies on the base: the adapter file, if any, the call bias and the way out of forced calls. */
+/** What a load applies on the base: the adapter file, if any, the call bias and the floor of forced calls. */
 export interface AdapterForLoad {
   lora: string | undefined;
   callBias: number;
-  wayOut: number | undefined;
+  forcedCallFloor: number | undefined;
 }
 
 /**
@@ -93,7 +93,7 @@ export interface AdapterForLoad {
  * bias is the one asked for, else the calibration the adapter's record carries.
  */
 export async function adapterForLoad(
-  requested: { lora?: string | undefined; callBias?: number | undefined; wayOut?: number | undefined },
+  requested: { lora?: string | undefined; callBias?: number | undefined; forcedCallFloor?: number | undefined },
   entry: CatalogEntry | undefined,
   basePath: string,
   baseSha256?: string,
@@ -103,15 +103,15 @@ export async function adapterForLoad(
   return {
     lora,
     callBias: requested.callBias ?? (metadata !== undefined ? recordedCallBias(metadata) : 0),
-    wayOut: requested.wayOut ?? (metadata !== undefined ? recordedWayOut(metadata) : undefined),
+    forcedCallFloor: requested.forcedCallFloor ?? (metadata !== undefined ? recordedForcedCallFloor(metadata) : undefined),
   };
 }
 
 /** The id of a model with an adapter applied, as results and reports name it. */
-export function tunedModelId(baseId: string, adapter: string | undefined, callBias = 0, wayOut?: number): string {
+export function tunedModelId(baseId: string, adapter: string | undefined, callBias = 0, forcedCallFloor?: number): string {
   const tuned = adapter === undefined ? baseId : `${baseId}+lora:${adapterName(adapter)}`;
   const biased = callBias === 0 ? tuned : `${tuned}+call-bias:${callBias}`;
-  return wayOut === undefined ? biased : `${biased}+way-out:${wayOut}`;
+  return forcedCallFloor === undefined ? biased : `${biased}+call-floor:${forcedCallFloor}`;
 }
 
 /** A shipped adapter file that is missing or not the one shipped. */

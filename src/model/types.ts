@@ -101,7 +101,7 @@ export interface GenerateResult {
   stopReason: StopReason;
   /** How far greedy decoding was from writing a call at the turn's start (`CallMargin`). Only where the model measured it. */
   callMargin?: CallMargin;
-  /** A forced call the model was let out of (`LlamaChatModelOptions.wayOut`): it answered in words. */
+  /** A forced call the model was let out of (`LlamaChatModelOptions.forcedCallFloor`): it answered in words. */
   releasedForcedCall?: boolean;
   /** Where the turn was generated when not by a model on this machine: e.g. "peer:home", "openai:127.0.0.1:8080". */
   servedBy?: string;

@@ -20,8 +20,8 @@ export interface RunModelOptions {
   lora?: string;
   /** `--call-bias`; default the adapter's recorded calibration. */
   callBias?: number;
-  /** `--way-out`; default the adapter's recorded one. */
-  wayOut?: number;
+  /** `--forced-call-floor`; default the adapter's recorded one. */
+  forcedCallFloor?: number;
   progress?: boolean;
   /** `--offload never|auto|<peer>`; default config.json's `offload.mode`, else auto once a peer is paired, else never. */
   offload?: string;
@@ -95,7 +95,7 @@ export async function openRunModel(options: RunModelOptions = {}): Promise<RunMo
         ...(options.threads !== undefined ? { threads: options.threads } : {}),
         ...(options.lora !== undefined ? { lora: options.lora } : {}),
         ...(options.callBias !== undefined ? { callBias: options.callBias } : {}),
-        ...(options.wayOut !== undefined ? { wayOut: options.wayOut } : {}),
+        ...(options.forcedCallFloor !== undefined ? { forcedCallFloor: options.forcedCallFloor } : {}),
       });
   if (lender === undefined || network === undefined || book === undefined) {
     return { model: local, offload: "never", close: () => local.dispose() };

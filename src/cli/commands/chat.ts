@@ -1,5 +1,5 @@
 import { createInterface } from "node:readline/promises";
-import { CALL_BIAS_OPTION_DESCRIPTION, LORA_OPTION_DESCRIPTION, WAY_OUT_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
+import { CALL_BIAS_OPTION_DESCRIPTION, LORA_OPTION_DESCRIPTION, FORCED_CALL_FLOOR_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
 import type { Command } from "commander";
 import { NotificationWatcher } from "../../apps/notifications.js";
 import { errorMessage } from "../../errors.js";
@@ -15,7 +15,7 @@ export function registerChatCommand(program: Command): void {
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
     .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
     .option("--call-bias <logit>", CALL_BIAS_OPTION_DESCRIPTION)
-    .option("--way-out <logit>", WAY_OUT_OPTION_DESCRIPTION)
+    .option("--forced-call-floor <logit>", FORCED_CALL_FLOOR_OPTION_DESCRIPTION)
     .option("--max-steps <n>", "model turns allowed per message (default 10)")
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")

@@ -16,7 +16,7 @@ import { injectionSuiteCases } from "../../eval/injection/suites.js";
 import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDefenseSetting, type DefenseSetting } from "../../eval/injection/run.js";
 import { isScenarioSplit, SCENARIO_SPLITS, selectSuiteSplit, suiteHasSplits, type ScenarioSplit } from "../../eval/splits.js";
 import { INJECTION_SUITE, isInjectionSuite, resolveScenarioSuite } from "../../eval/suites.js";
-import { CALL_BIAS_OPTION_DESCRIPTION, isNoAdapter, LORA_OPTION_DESCRIPTION, NO_ADAPTER, parseCallBias, parseWayOut, WAY_OUT_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
+import { CALL_BIAS_OPTION_DESCRIPTION, isNoAdapter, LORA_OPTION_DESCRIPTION, NO_ADAPTER, parseCallBias, parseForcedCallFloor, FORCED_CALL_FLOOR_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
 import type { ChatModel } from "../../model/types.js";
 import { loadLocatedModel, locateModel } from "../../runtime.js";
 import { botpsyVersion } from "../../version.js";
@@ -35,7 +35,7 @@ interface RunCommandOptions {
   threads?: string;
   lora?: string;
   callBias?: string;
-  wayOut?: string;
+  forcedCallFloor?: string;
   parallelCalls: string;
   defenses?: string;
   split?: string;
@@ -58,8 +58,8 @@ export interface EvalModelRequest {
   lora?: string | undefined;
   /** The --call-bias value (default: the adapter's calibration). */
   callBias?: number | undefined;
-  /** The --way-out value (default: the adapter's calibration). */
-  wayOut?: number | undefined;
+  /** The --forced-call-floor value (default: the adapter's calibration). */
+  forcedCallFloor?: number | undefined;
 }
 
 /**
@@ -92,7 +92,7 @@ export function parseThinking(text: string): "off" | "on" | number {
  * present, else the default one) and loaded on llama.cpp, its file hashed
  * for the record.
  */
-export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async ({ reference, concurrency, threads, lora, callBias, wayOut }) => {
+export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async ({ reference, concurrency, threads, lora, callBias, forcedCallFloor }) => {
   const located = await locateModel({ name: reference, progress: true });
   process.stderr.write(`Hashing ${located.path}…\n`);
   const sha256 = await fileSha256(located.path);
@@ -102,8 +102,8 @@ export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async 
     ...(threads !== undefined ? { threads } : {}),
     ...(lora !== undefined ? { lora, baseSha256: sha256 } : {}),
     ...(callBias !== undefined ? { callBias } : {}),
-    ...(wayOut !== undefined ? { wayOut } : {}),
-    // Every case records its first turn's call margin: a bias or a way out can then be weighed on the results.
+    ...(forcedCallFloor !== undefined ? { forcedCallFloor } : {}),
+    // Every case records its first turn's call margin: a call bias or a forced-call floor can then be weighed on the results.
     reportCallMargin: true,
   });
   // A tuned run is another model in the results: its id names the adapter (also the one botpsy ships).
@@ -201,14 +201,14 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
   const harness = parseHarness(options.harness);
   const suite = scenarioSuite?.suite ?? BFCL_SUITE;
   const callBias = options.callBias === undefined ? undefined : parseCallBias(options.callBias);
-  const wayOut = options.wayOut === undefined ? undefined : parseWayOut(options.wayOut);
+  const forcedCallFloor = options.forcedCallFloor === undefined ? undefined : parseForcedCallFloor(options.forcedCallFloor);
   const { model, info } = await dependencies.loadModel({
     reference: options.model,
     concurrency,
     threads,
     ...(options.lora !== undefined ? { lora: isNoAdapter(options.lora) ? NO_ADAPTER : resolve(options.lora) } : {}),
     ...(callBias !== undefined ? { callBias } : {}),
-    ...(wayOut !== undefined ? { wayOut } : {}),
+    ...(forcedCallFloor !== undefined ? { forcedCallFloor } : {}),
   });
   const settings: EvalSettings = {
     suite,
@@ -270,7 +270,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
     .option("--model <id>", "catalog id, GGUF path or hf: reference (default: the best model present, else the default model, pulled — as botpsy run)")
     .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
     .option("--call-bias <logit>", CALL_BIAS_OPTION_DESCRIPTION)
-    .option("--way-out <logit>", WAY_OUT_OPTION_DESCRIPTION)
+    .option("--forced-call-floor <logit>", FORCED_CALL_FLOOR_OPTION_DESCRIPTION)
     .option("--limit <n>", "run only n cases, spread evenly over the suite's groups and recorded in the results (bfcl: the first n of each category)")
     .option("--concurrency <n>", "cases run at the same time", "1")
     .option("--thinking <mode>", "off, on, or a token budget", "off")

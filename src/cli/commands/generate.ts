@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { CALL_BIAS_OPTION_DESCRIPTION, LORA_OPTION_DESCRIPTION, parseCallBias, parseWayOut, WAY_OUT_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
+import { CALL_BIAS_OPTION_DESCRIPTION, LORA_OPTION_DESCRIPTION, parseCallBias, parseForcedCallFloor, FORCED_CALL_FLOOR_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
 import { InvalidInputError } from "../../errors.js";
 import { loadLlamaModel } from "../../model/resolve.js";
 import type { ChatMessage, Thinking } from "../../model/types.js";
@@ -8,7 +8,7 @@ interface GenerateCommandOptions {
   model?: string;
   lora?: string;
   callBias?: string;
-  wayOut?: string;
+  forcedCallFloor?: string;
   system?: string;
   maxTokens?: string;
   temperature?: string;
@@ -28,7 +28,7 @@ export function registerGenerateCommand(program: Command): void {
     .option("-m, --model <model>", "catalog id, GGUF path or hf:owner/repo/file.gguf (default: the best model present)")
     .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
     .option("--call-bias <logit>", CALL_BIAS_OPTION_DESCRIPTION)
-    .option("--way-out <logit>", WAY_OUT_OPTION_DESCRIPTION)
+    .option("--forced-call-floor <logit>", FORCED_CALL_FLOOR_OPTION_DESCRIPTION)
     .option("--system <text>", "a system prompt")
     .option("--max-tokens <n>", "most tokens to generate", "512")
     .option("--temperature <t>", "sampling temperature (0 = greedy)", "0")
@@ -49,7 +49,7 @@ export function registerGenerateCommand(program: Command): void {
         ...(options.model !== undefined ? { model: options.model } : {}),
         ...(options.lora !== undefined ? { lora: options.lora } : {}),
         ...(options.callBias !== undefined ? { callBias: parseCallBias(options.callBias) } : {}),
-        ...(options.wayOut !== undefined ? { wayOut: parseWayOut(options.wayOut) } : {}),
+        ...(options.forcedCallFloor !== undefined ? { forcedCallFloor: parseForcedCallFloor(options.forcedCallFloor) } : {}),
         progress: true,
         contextSize,
         maxConversations: 1,

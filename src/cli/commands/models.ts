@@ -51,7 +51,7 @@ export function registerModelsCommand(program: Command): void {
       if (adapters.length > 0) {
         process.stdout.write("\nLoRA adapters (use with --lora <path>; --lora none runs a model untuned):\n");
         printTable(
-          ["adapter", "from", "size", "base", "steps", "call bias", "way out", "path"],
+          ["adapter", "from", "size", "base", "steps", "call bias", "forced-call floor", "path"],
           adapters.map((adapter) => [
             adapterName(adapter.path),
             adapter.origin,
@@ -59,7 +59,7 @@ export function registerModelsCommand(program: Command): void {
             adapter.metadata?.base.name ?? "unknown (no record)",
             String(adapter.metadata?.steps ?? "-"),
             String(adapter.metadata?.callBias ?? 0),
-            adapter.metadata?.wayOut !== undefined ? String(adapter.metadata.wayOut) : "-",
+            adapter.metadata?.forcedCallFloor !== undefined ? String(adapter.metadata.forcedCallFloor) : "-",
             adapter.path,
           ]),
         );

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { CALL_BIAS_OPTION_DESCRIPTION, LORA_OPTION_DESCRIPTION, parseCallBias, parseWayOut, WAY_OUT_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
+import { CALL_BIAS_OPTION_DESCRIPTION, LORA_OPTION_DESCRIPTION, parseCallBias, parseForcedCallFloor, FORCED_CALL_FLOOR_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
 import type { Agent } from "../../agent/agent.js";
 import type { AgentEvent, AgentOutcome, AgentRun, ApprovalDecision, ApprovalRequest } from "../../agent/types.js";
 import { Profile } from "../../apps/profile.js";
@@ -19,7 +19,7 @@ export interface AgentCommandOptions {
   model?: string;
   lora?: string;
   callBias?: string;
-  wayOut?: string;
+  forcedCallFloor?: string;
   maxSteps?: string;
   threads?: string;
   session?: string;
@@ -124,7 +124,7 @@ export async function setUpAgent(options: AgentCommandOptions & { quiet?: boolea
       ...(threads !== undefined ? { threads } : {}),
       ...(options.lora !== undefined ? { lora: options.lora } : {}),
       ...(options.callBias !== undefined ? { callBias: parseCallBias(options.callBias) } : {}),
-      ...(options.wayOut !== undefined ? { wayOut: parseWayOut(options.wayOut) } : {}),
+      ...(options.forcedCallFloor !== undefined ? { forcedCallFloor: parseForcedCallFloor(options.forcedCallFloor) } : {}),
       ...(offload !== undefined ? { offload } : {}),
       ...(options.bootstrap !== undefined ? { bootstrap: options.bootstrap } : {}),
       ...(options.allowRemoteBootstrap === true ? { allowRemoteBootstrap: true } : {}),
@@ -317,7 +317,7 @@ export function registerRunCommand(program: Command): void {
     .option("--model <name>", "catalog id, GGUF path or hf: reference (default: the best model present)")
     .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
     .option("--call-bias <logit>", CALL_BIAS_OPTION_DESCRIPTION)
-    .option("--way-out <logit>", WAY_OUT_OPTION_DESCRIPTION)
+    .option("--forced-call-floor <logit>", FORCED_CALL_FLOOR_OPTION_DESCRIPTION)
     .option("--max-steps <n>", "model turns allowed for the request (default 10)")
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
     .option("--session <id>", "continue this conversation (created when new)")

@@ -2,9 +2,9 @@ import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, w
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readAdapterMetadata, recordedWayOut, type AdapterMetadata } from "../../src/model/lora-adapter.js";
+import { readAdapterMetadata, recordedForcedCallFloor, type AdapterMetadata } from "../../src/model/lora-adapter.js";
 import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
-import { parseWayOut, shippedAdaptersDirectory, tunedModelId } from "../../src/model/shipped-adapter.js";
+import { parseForcedCallFloor, shippedAdaptersDirectory, tunedModelId } from "../../src/model/shipped-adapter.js";
 import { callMarginLead, type GenerateRequest, type ToolSpec } from "../../src/model/types.js";
 import { loadLocatedModel, locateModel } from "../../src/runtime.js";
 
@@ -24,7 +24,7 @@ const TIMER: ToolSpec = {
 const SERVED: GenerateRequest = { messages: [{ role: "user", content: "Start a 12 minute timer called Tea" }], tools: [TIMER], maxTokens: 40 };
 const UNSERVED: GenerateRequest = { messages: [{ role: "user", content: "Write me a haiku about autumn leaves" }], tools: [TIMER], maxTokens: 40 };
 
-async function withModel<T>(options: { callBias?: number; wayOut?: number; reportCallMargin?: boolean }, use: (model: LlamaChatModel) => Promise<T>): Promise<T> {
+async function withModel<T>(options: { callBias?: number; forcedCallFloor?: number; reportCallMargin?: boolean }, use: (model: LlamaChatModel) => Promise<T>): Promise<T> {
   const model = await LlamaChatModel.load({ modelPath, contextSize: 2048, threads: 1, maxConversations: 1, lora: adapterPath, ...options });
   try {
     return await use(model);
@@ -33,24 +33,25 @@ async function withModel<T>(options: { callBias?: number; wayOut?: number; repor
   }
 }
 
-describe("call margin and the way out of a forced call", () => {
+describe("call margin, and the floor a forced call must clear", () => {
   let directory: string;
 
   beforeAll(() => {
-    directory = mkdtempSync(join(tmpdir(), "botpsy-way-out-"));
+    directory = mkdtempSync(join(tmpdir(), "botpsy-call-floor-"));
   });
 
   afterAll(() => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it("reads --way-out as a logit margin from 0 to 20 and refuses anything else, saying what to give", async () => {
-    expect(parseWayOut("0")).toBe(0);
-    expect(parseWayOut("2.5")).toBe(2.5);
-    for (const bad of ["-1", "21", "abc", "", "Infinity"]) expect(() => parseWayOut(bad), bad).toThrow(/give a number from 0 to 20/);
-    expect(tunedModelId("m", "/x/a.gguf", -2, 1)).toBe("m+lora:a+call-bias:-2+way-out:1");
-    expect(tunedModelId("m", "/x/a.gguf", 0, 0)).toBe("m+lora:a+way-out:0");
-    await expect(LlamaChatModel.load({ modelPath, threads: 1, wayOut: -1 })).rejects.toMatchObject({ code: "invalid_input" });
+  it("reads --forced-call-floor as a logit margin from -20 to 20 and refuses anything else, saying what to give", async () => {
+    expect(parseForcedCallFloor("0")).toBe(0);
+    expect(parseForcedCallFloor("0.5")).toBe(0.5);
+    expect(parseForcedCallFloor("-2")).toBe(-2);
+    for (const bad of ["-21", "21", "abc", "", "Infinity"]) expect(() => parseForcedCallFloor(bad), bad).toThrow(/give a number from -20 to 20/);
+    expect(tunedModelId("m", "/x/a.gguf", -2, 0.5)).toBe("m+lora:a+call-bias:-2+call-floor:0.5");
+    expect(tunedModelId("m", "/x/a.gguf", 0, 0)).toBe("m+lora:a+call-floor:0");
+    await expect(LlamaChatModel.load({ modelPath, threads: 1, forcedCallFloor: 30 })).rejects.toMatchObject({ code: "invalid_input" });
   });
 
   it("measures the margin before any bias, and greedy decoding writes a call exactly when the bias leaves every prefix token ahead", async () => {
@@ -99,7 +100,7 @@ describe("call margin and the way out of a forced call", () => {
     }
   });
 
-  it("lets a forced turn out only when the model prefers words by more than the way out", async () => {
+  it("makes a forced call only where the model's own lead for it clears the floor; below, the turn answers in words", async () => {
     const margin = await withModel({ reportCallMargin: true }, async (model) => {
       const forced = await model.generate({ ...UNSERVED, toolChoice: "required" }).result;
       expect(forced.toolCalls).toHaveLength(1);
@@ -107,26 +108,38 @@ describe("call margin and the way out of a forced call", () => {
       return callMarginLead(forced.callMargin!);
     });
     expect(margin).toBeLessThan(-0.5);
-    await withModel({ wayOut: -margin - 0.25 }, async (model) => {
+    await withModel({ forcedCallFloor: margin + 0.25 }, async (model) => {
       const released = await model.generate({ ...UNSERVED, toolChoice: "required" }).result;
       expect(released.releasedForcedCall).toBe(true);
       expect(released.toolCalls).toEqual([]);
       expect(released.text.trim().length).toBeGreaterThan(0);
-      // A named tool is forced the same way; a request the model wants to call is not let out.
+      // A named tool is forced the same way; a request the model leans to calling clears the floor.
       const named = await model.generate({ ...UNSERVED, toolChoice: { name: "start_timer" } }).result;
       expect(named.releasedForcedCall).toBe(true);
       const served = await model.generate({ ...SERVED, toolChoice: "required" }).result;
       expect(served.releasedForcedCall).toBeUndefined();
       expect(served.toolCalls.map((call) => call.name)).toEqual(["start_timer"]);
     });
-    await withModel({ wayOut: -margin + 0.25 }, async (model) => {
+    await withModel({ forcedCallFloor: margin - 0.25 }, async (model) => {
       const kept = await model.generate({ ...UNSERVED, toolChoice: "required" }).result;
       expect(kept.releasedForcedCall).toBeUndefined();
       expect(kept.toolCalls).toHaveLength(1);
     });
   });
 
-  it("applies the way out an adapter's record carries unless the command sets one", async () => {
+  it("above 0 the floor asks more than the model's own lean: a call it leans to only a little is released, and the released turn cannot open one", async () => {
+    const lead = await withModel({ reportCallMargin: true }, async (model) => callMarginLead((await model.generate({ ...SERVED, toolChoice: "required" }).result).callMargin!));
+    expect(lead).toBeGreaterThan(0);
+    await withModel({ forcedCallFloor: lead + 0.25 }, async (model) => {
+      const released = await model.generate({ ...SERVED, toolChoice: "required" }).result;
+      expect(released.releasedForcedCall).toBe(true);
+      expect(released.toolCalls).toEqual([]);
+      expect(released.text.trim().length).toBeGreaterThan(0);
+      expect(released.text).not.toContain("<tool_call>");
+    });
+  });
+
+  it("applies the floor an adapter's record carries unless the command sets one", async () => {
     const adapters = join(directory, "adapters");
     const models = join(directory, "models");
     mkdirSync(adapters, { recursive: true });
@@ -134,22 +147,22 @@ describe("call margin and the way out of a forced call", () => {
     const calibrated = join(adapters, "calibrated.gguf");
     copyFileSync(adapterPath, calibrated);
     const record = JSON.parse(readFileSync(`${adapterPath}.json`, "utf8")) as Record<string, unknown>;
-    writeFileSync(`${calibrated}.json`, JSON.stringify({ ...record, callBias: 0, wayOut: 2 }));
-    expect(recordedWayOut(readAdapterMetadata(calibrated))).toBe(2);
-    expect(recordedWayOut(record as unknown as AdapterMetadata)).toBeUndefined();
+    writeFileSync(`${calibrated}.json`, JSON.stringify({ ...record, callBias: 0, forcedCallFloor: 2 }));
+    expect(recordedForcedCallFloor(readAdapterMetadata(calibrated))).toBe(2);
+    expect(recordedForcedCallFloor(record as unknown as AdapterMetadata)).toBeUndefined();
     linkSync(modelPath, join(models, "SmolLM2-135M-Instruct.Q4_1.gguf"));
     const located = await locateModel({ directory: models });
     const recorded = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: calibrated });
     try {
-      expect(recorded.wayOut).toBe(2);
-      expect(recorded.id).toBe("smollm2-135m-instruct-q4_1+lora:calibrated+way-out:2");
+      expect(recorded.forcedCallFloor).toBe(2);
+      expect(recorded.id).toBe("smollm2-135m-instruct-q4_1+lora:calibrated+call-floor:2");
     } finally {
       await recorded.dispose();
     }
-    const overridden = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: calibrated, wayOut: 5 });
+    const overridden = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: calibrated, forcedCallFloor: 5 });
     try {
-      expect(overridden.wayOut).toBe(5);
-      expect(overridden.id).toBe("smollm2-135m-instruct-q4_1+lora:calibrated+way-out:5");
+      expect(overridden.forcedCallFloor).toBe(5);
+      expect(overridden.id).toBe("smollm2-135m-instruct-q4_1+lora:calibrated+call-floor:5");
     } finally {
       await overridden.dispose();
     }
