@@ -59,6 +59,7 @@ export async function playModelTurn(
     seed: 1,
     ...options.generation,
     ...(firstTurn !== undefined ? { toolChoice: firstTurn.toolChoice } : turn.toolChoice !== undefined ? { toolChoice: turn.toolChoice } : {}),
+    ...(firstTurn?.routed === true ? { routedChoice: true } : {}),
     messages: turn.messages,
     tools: turn.tools.length > 0 ? turn.tools : undefined,
     ...(turn.tools.length > 0 && callableTools !== turn.tools ? { callableTools } : {}),

@@ -177,6 +177,8 @@ export function continuationChoice(
 export interface FirstTurn {
   toolChoice: ToolChoice;
   tools: ToolSpec[];
+  /** The choice is the router's forced call (not a caller's): a model's forced-call floor may release it (`GenerateOptions.routedChoice`). */
+  routed?: true;
 }
 
 /** The system message of every turn of a run: fixed lines, the clock, the caller's instructions. */
@@ -308,11 +310,12 @@ export function firstTurnChoice(request: string, tools: ToolSpec[], options: Tur
   if (generationChoice !== undefined && generationChoice !== "auto") return { toolChoice: generationChoice, tools };
   const route = routeToolChoice(request, tools, options.router);
   const narrowTo = options.forcedTurnTools ?? false;
-  if (route.toolChoice !== "required" || narrowTo === false) return { toolChoice: route.toolChoice, tools };
+  const routed = route.toolChoice !== "auto" && route.toolChoice !== "none" ? ({ routed: true } as const) : {};
+  if (route.toolChoice !== "required" || narrowTo === false) return { toolChoice: route.toolChoice, tools, ...routed };
   // A forced call among a few close candidates: the rest (and find_tools) only give a small model more ways to be wrong.
   const candidates = new Set(route.ranked.filter((name) => name !== FIND_TOOLS_NAME).slice(0, narrowTo));
   const narrowed = tools.filter((tool) => candidates.has(tool.name));
-  return { toolChoice: "required", tools: narrowed.length > 0 ? narrowed : tools };
+  return { toolChoice: "required", tools: narrowed.length > 0 ? narrowed : tools, ...routed };
 }
 
 /**

@@ -96,8 +96,9 @@ export interface LlamaChatModelOptions {
    */
   callBias?: number;
   /**
-   * The floor of a forced call: on a turn where a call is forced (the
-   * router, tool choice "required" or a named tool), the call is made only
+   * The floor of a forced call: on a turn where the agent's router forces a
+   * call (`routedChoice`; a caller's "required" or named tool is always
+   * honoured), the call is made only
    * where the model's own lead for writing one (`callMarginLead`) is at least
    * this many logits; below it the turn answers in words (the call prefix
    * may not open it). 0 asks the model to lean to the call itself; above 0
@@ -413,10 +414,10 @@ export class LlamaChatModel implements ChatModel {
       throw new ContextOverflowError(promptTokenList.length, this.contextSize);
     }
     const cachedPromptTokens = Math.min(commonPrefixLength(sequence.contextTokens, promptTokenList), promptTokenList.length);
-    const measureMargin = functions !== undefined && !thinkingEnabled && (this.reportCallMargin || (forceCall && this.forcedCallFloor !== undefined));
+    const measureMargin = functions !== undefined && !thinkingEnabled && (this.reportCallMargin || (forceCall && request.routedChoice === true && this.forcedCallFloor !== undefined));
     const callMargin = measureMargin ? await this.callMargin(sequence, chatWrapper, promptTokenList.slice(0, turnStart)) : undefined;
     // Below the floor, a forced turn becomes a turn without calls.
-    const released = forceCall && this.forcedCallFloor !== undefined && callMargin !== undefined && callMarginLead(callMargin) < this.forcedCallFloor;
+    const released = forceCall && request.routedChoice === true && this.forcedCallFloor !== undefined && callMargin !== undefined && callMarginLead(callMargin) < this.forcedCallFloor;
     if (released) {
       forceCall = false;
       functions = undefined;

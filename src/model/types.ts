@@ -39,6 +39,13 @@ export interface GenerateOptions {
   thinking?: Thinking;
   /** Default "auto". */
   toolChoice?: ToolChoice;
+  /**
+   * The forced tool choice is the agent's router's guess from the request's
+   * words, not a caller's requirement: a model's forced-call floor
+   * (`LlamaChatModelOptions.forcedCallFloor`) may release only such a turn.
+   * Default false.
+   */
+  routedChoice?: boolean;
   /** Allow several tool calls in one assistant turn. Default: true for native formats, false for the prompted one (a small model repeats itself). */
   parallelToolCalls?: boolean;
   signal?: AbortSignal;

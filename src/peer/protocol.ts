@@ -141,7 +141,7 @@ export function checkWebPage(value: unknown): WebPageMessage {
   return parsed.data;
 }
 
-const OPTION_KEYS = ["temperature", "seed", "topP", "topK", "maxTokens", "thinking", "toolChoice", "parallelToolCalls"] as const satisfies readonly (keyof WireOptions)[];
+const OPTION_KEYS = ["temperature", "seed", "topP", "topK", "maxTokens", "thinking", "toolChoice", "routedChoice", "parallelToolCalls"] as const satisfies readonly (keyof WireOptions)[];
 
 /** The model turn as it goes over the wire: messages, tool contracts and sampling options, nothing else. */
 export function toGenerateMessage(id: number, request: GenerateRequest, conversation?: string): GenerateMessage {

@@ -167,6 +167,8 @@ describe("argument pruning in the agent", () => {
     const outcome = await new Agent({ model: held, profile, toolbox: new ToolBox([strictAlarm]), argumentPruning: { turns: "recovery" } }).run("Set an alarm for 7").outcome;
     expect(outcome.calls.map((record) => record.status)).toEqual(["error", "ok"]);
     expect(held.requests[1]!.toolChoice).toEqual({ name: "set_alarm" });
+    // The router forced the first turn (a floor may release it); the loop held the recovery turn (no floor may).
+    expect(held.requests.map((request) => request.routedChoice === true)).toEqual([true, false, false]);
     // The recovery turn may write only what the request and the error have words for; the free last turn sees the whole tool.
     expect(callable(held.requests)).toEqual([["time"], ["time"], ["time", "repeat"]]);
 

@@ -103,6 +103,11 @@ describe("turn preparation", () => {
     expect(firstTurnChoice("add a note", specs, { generationToolChoice: "none" }).toolChoice).toBe("none");
     const free = firstTurnChoice("what is the meaning of life", specs, {});
     expect(free.tools).toBe(specs);
+    // Only the router's own forced choice is marked routed: a forced-call floor may release that one, never a caller's.
+    expect(firstTurnChoice("add a note", specs, {}).routed).toBe(true);
+    expect(firstTurnChoice("add a note", specs, { firstStepToolChoice: "required" }).routed).toBeUndefined();
+    expect(firstTurnChoice("add a note", specs, { generationToolChoice: "required" }).routed).toBeUndefined();
+    expect(free.routed).toBeUndefined();
   });
 
   it("prepares a first turn for a caller with its own specs, as the agent's options say", () => {

@@ -109,19 +109,23 @@ describe("call margin, and the floor a forced call must clear", () => {
     });
     expect(margin).toBeLessThan(-0.5);
     await withModel({ forcedCallFloor: margin + 0.25 }, async (model) => {
-      const released = await model.generate({ ...UNSERVED, toolChoice: "required" }).result;
+      // A caller's own "required" is honoured whatever the floor: only the router's guess may be released.
+      const demanded = await model.generate({ ...UNSERVED, toolChoice: "required" }).result;
+      expect(demanded.releasedForcedCall).toBeUndefined();
+      expect(demanded.toolCalls).toHaveLength(1);
+      const released = await model.generate({ ...UNSERVED, toolChoice: "required", routedChoice: true }).result;
       expect(released.releasedForcedCall).toBe(true);
       expect(released.toolCalls).toEqual([]);
       expect(released.text.trim().length).toBeGreaterThan(0);
       // A named tool is forced the same way; a request the model leans to calling clears the floor.
-      const named = await model.generate({ ...UNSERVED, toolChoice: { name: "start_timer" } }).result;
+      const named = await model.generate({ ...UNSERVED, toolChoice: { name: "start_timer" }, routedChoice: true }).result;
       expect(named.releasedForcedCall).toBe(true);
-      const served = await model.generate({ ...SERVED, toolChoice: "required" }).result;
+      const served = await model.generate({ ...SERVED, toolChoice: "required", routedChoice: true }).result;
       expect(served.releasedForcedCall).toBeUndefined();
       expect(served.toolCalls.map((call) => call.name)).toEqual(["start_timer"]);
     });
     await withModel({ forcedCallFloor: margin - 0.25 }, async (model) => {
-      const kept = await model.generate({ ...UNSERVED, toolChoice: "required" }).result;
+      const kept = await model.generate({ ...UNSERVED, toolChoice: "required", routedChoice: true }).result;
       expect(kept.releasedForcedCall).toBeUndefined();
       expect(kept.toolCalls).toHaveLength(1);
     });
@@ -131,7 +135,7 @@ describe("call margin, and the floor a forced call must clear", () => {
     const lead = await withModel({ reportCallMargin: true }, async (model) => callMarginLead((await model.generate({ ...SERVED, toolChoice: "required" }).result).callMargin!));
     expect(lead).toBeGreaterThan(0);
     await withModel({ forcedCallFloor: lead + 0.25 }, async (model) => {
-      const released = await model.generate({ ...SERVED, toolChoice: "required" }).result;
+      const released = await model.generate({ ...SERVED, toolChoice: "required", routedChoice: true }).result;
       expect(released.releasedForcedCall).toBe(true);
       expect(released.toolCalls).toEqual([]);
       expect(released.text.trim().length).toBeGreaterThan(0);
