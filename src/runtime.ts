@@ -41,8 +41,8 @@ export interface ModelReference {
   lora?: string;
   /** The logit offset on opening a call where the model may answer in words (`LlamaChatModelOptions.callBias`). Default: the adapter's recorded calibration, else 0. */
   callBias?: number;
-  /** The floor of forced calls (`LlamaChatModelOptions.forcedCallFloor`). Default: the adapter's recorded one, else none. */
-  forcedCallFloor?: number;
+  /** The floor of forced calls (`LlamaChatModelOptions.forcedCallFloor`); null for none. Default: the adapter's recorded one, else none. */
+  forcedCallFloor?: number | null;
   /** Report each turn's call margin (`LlamaChatModelOptions.reportCallMargin`). Default false. */
   reportCallMargin?: boolean;
 }

@@ -161,7 +161,11 @@ export type CreateChatModelOptions =
       /** Show a progress bar on stderr when a pull is needed. Default false. */
       progress?: boolean;
       directory?: string;
-    } & Omit<LlamaChatModelOptions, "modelPath" | "chatFormat"> & { chatFormat?: ChatFormatName })
+    } & Omit<LlamaChatModelOptions, "modelPath" | "chatFormat" | "forcedCallFloor"> & {
+        chatFormat?: ChatFormatName;
+        /** See `LlamaChatModelOptions.forcedCallFloor`; null for none whatever the adapter records. Default: the adapter's. */
+        forcedCallFloor?: number | null;
+      })
   | ({ backend: "openai-compatible" } & OpenAICompatibleModelOptions);
 
 /** The environment variable an `openai:` model reference takes its API key from. */

@@ -21,13 +21,14 @@ export const CALL_BIAS_OPTION_DESCRIPTION =
   "logit offset (-20 to 0) on opening a call where the model may answer in words instead: -2 makes a call about 7 times less likely (default: the adapter's recorded calibration, else 0)";
 
 export const FORCED_CALL_FLOOR_OPTION_DESCRIPTION =
-  "on a turn where a call is forced, make the call only where the model's own lead for writing one is at least this many logits, else answer in words (-20 to 20; 0: the model's own choice; default: the adapter's recorded floor, else a forced call is always made)";
+  "on a turn where a call is forced, make the call only where the model's own lead for writing one is at least this many logits, else answer in words (-20 to 20, or none; 0: the model's own choice; default: the adapter's recorded floor, else a forced call is always made)";
 
-/** Reads a `--forced-call-floor` value: a number from -20 to 20. */
-export function parseForcedCallFloor(value: string): number {
+/** Reads a `--forced-call-floor` value: a number from -20 to 20, or "none" (null: forced calls always made, whatever an adapter records). */
+export function parseForcedCallFloor(value: string): number | null {
+  if (value.trim().toLowerCase() === "none") return null;
   const parsed = Number(value);
   if (value.trim() === "" || !isUsableForcedCallFloor(parsed)) {
-    throw new InvalidInputError(`--forced-call-floor ${value} is not usable: give a number from -20 to 20 (0 makes a forced call only where the model would write one itself; higher values release more forced calls).`);
+    throw new InvalidInputError(`--forced-call-floor ${value} is not usable: give a number from -20 to 20 (0 makes a forced call only where the model would write one itself; higher values release more forced calls), or none to always make it.`);
   }
   return parsed;
 }
@@ -93,7 +94,7 @@ export interface AdapterForLoad {
  * bias is the one asked for, else the calibration the adapter's record carries.
  */
 export async function adapterForLoad(
-  requested: { lora?: string | undefined; callBias?: number | undefined; forcedCallFloor?: number | undefined },
+  requested: { lora?: string | undefined; callBias?: number | undefined; forcedCallFloor?: number | null | undefined },
   entry: CatalogEntry | undefined,
   basePath: string,
   baseSha256?: string,
@@ -103,7 +104,8 @@ export async function adapterForLoad(
   return {
     lora,
     callBias: requested.callBias ?? (metadata !== undefined ? recordedCallBias(metadata) : 0),
-    forcedCallFloor: requested.forcedCallFloor ?? (metadata !== undefined ? recordedForcedCallFloor(metadata) : undefined),
+    // null: no floor, whatever the record says.
+    forcedCallFloor: requested.forcedCallFloor === null ? undefined : (requested.forcedCallFloor ?? (metadata !== undefined ? recordedForcedCallFloor(metadata) : undefined)),
   };
 }
 

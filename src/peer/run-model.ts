@@ -21,7 +21,7 @@ export interface RunModelOptions {
   /** `--call-bias`; default the adapter's recorded calibration. */
   callBias?: number;
   /** `--forced-call-floor`; default the adapter's recorded one. */
-  forcedCallFloor?: number;
+  forcedCallFloor?: number | null;
   progress?: boolean;
   /** `--offload never|auto|<peer>`; default config.json's `offload.mode`, else auto once a peer is paired, else never. */
   offload?: string;

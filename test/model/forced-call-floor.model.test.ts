@@ -163,6 +163,13 @@ describe("call margin, and the floor a forced call must clear", () => {
     } finally {
       await recorded.dispose();
     }
+    const none = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: calibrated, forcedCallFloor: null });
+    try {
+      expect(none.forcedCallFloor).toBeUndefined();
+      expect(none.id).toBe("smollm2-135m-instruct-q4_1+lora:calibrated");
+    } finally {
+      await none.dispose();
+    }
     const overridden = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: calibrated, forcedCallFloor: 5 });
     try {
       expect(overridden.forcedCallFloor).toBe(5);

@@ -19,6 +19,7 @@ import { INJECTION_SUITE, isInjectionSuite, resolveScenarioSuite } from "../../e
 import { CALL_BIAS_OPTION_DESCRIPTION, isNoAdapter, LORA_OPTION_DESCRIPTION, NO_ADAPTER, parseCallBias, parseForcedCallFloor, FORCED_CALL_FLOOR_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
 import type { ChatModel } from "../../model/types.js";
 import { loadLocatedModel, locateModel } from "../../runtime.js";
+import { calibrateFile, formatCalibration } from "../../eval/calibration.js";
 import { botpsyVersion } from "../../version.js";
 
 interface RunCommandOptions {
@@ -59,7 +60,7 @@ export interface EvalModelRequest {
   /** The --call-bias value (default: the adapter's calibration). */
   callBias?: number | undefined;
   /** The --forced-call-floor value (default: the adapter's calibration). */
-  forcedCallFloor?: number | undefined;
+  forcedCallFloor?: number | null | undefined;
 }
 
 /**
@@ -293,6 +294,16 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
     .action((results: string[], options: { out: string }) => {
       const written = writeReport(results, resolve(options.out));
       process.stdout.write(`Wrote ${written.html} and ${written.markdown} (${written.series.length} run(s)).\n`);
+    });
+  evaluation
+    .command("calibrate <results>")
+    .description(
+      "Weigh call biases and forced-call floors on a results file from the call margins its cases recorded (a run at --call-bias 0 --forced-call-floor none, on a dev split), without running the model again",
+    )
+    .option("--json", "print the grid and the best cell as JSON")
+    .action((results: string, options: { json?: boolean }) => {
+      const calibration = calibrateFile(resolve(results));
+      process.stdout.write(options.json === true ? `${JSON.stringify(calibration)}\n` : `${formatCalibration(calibration)}\n`);
     });
   evaluation
     .command("compare <a> <b>")

@@ -1,0 +1,136 @@
+import { InvalidInputError } from "../errors.js";
+import { callMarginLead } from "../model/types.js";
+import { caseResults, readResults, runRecords, type CaseResult } from "./results.js";
+
+/**
+ * Weighs call biases and forced-call floors on one results file, from the
+ * call margins its cases recorded at their first turn, without running the
+ * model again: at call bias b, a free first turn opens a call when its
+ * opening lead plus b, and every later prefix token's lead, are above 0; at
+ * floor T, a turn the router forced is released when the model's lead is
+ * below T. A first turn that would change from a call to words counts as an
+ * abstention (a success exactly on an abstention case); everything after the
+ * first turn is the run's own. So the run must be at call bias 0 with no
+ * floor (every weaker decision to call is then in it), and what it gives is
+ * the first turn's part only: confirm a choice with a real run.
+ */
+
+/** Biases and floors weighed by default. */
+export const CALIBRATION_BIASES: readonly number[] = [0, -1, -2, -3, -4, -6];
+export const CALIBRATION_FLOORS: readonly (number | null)[] = [null, -1, -0.5, 0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3];
+
+export interface CalibrationCell {
+  callBias: number;
+  /** null: no floor (forced calls always made). */
+  forcedCallFloor: number | null;
+  successes: number;
+  /** Successes on cases that expect a call, and on abstention cases. */
+  calls: number;
+  abstentions: number;
+}
+
+export interface Calibration {
+  cases: number;
+  callCases: number;
+  abstentionCases: number;
+  /** Cases without a recorded margin (the run's first turn offered no call, or the model measured none): counted as they ran. */
+  unmeasured: number;
+  cells: CalibrationCell[];
+  /** The most successes; a tie goes to no floor, then the lower floor, then the bias nearer 0. */
+  best: CalibrationCell;
+}
+
+/** The first-turn success of one case at a bias and floor. */
+export function successAt(result: CaseResult, callBias: number, forcedCallFloor: number | null): boolean {
+  const first = result.firstTurn;
+  const margin = first?.callMargin;
+  if (first === undefined || margin === undefined) return result.success;
+  if (first.choice === "required" || first.choice === "named") {
+    return forcedCallFloor !== null && callMarginLead(margin) < forcedCallFloor ? result.abstainCase : result.success;
+  }
+  if (first.choice !== "auto") return result.success;
+  const callsAtZero = margin.opening > 0 && margin.following > 0;
+  const callsAtBias = margin.opening + callBias > 0 && margin.following > 0;
+  return callsAtZero && !callsAtBias ? result.abstainCase : result.success;
+}
+
+export function calibrate(results: readonly CaseResult[], biases: readonly number[] = CALIBRATION_BIASES, floors: readonly (number | null)[] = CALIBRATION_FLOORS): Calibration {
+  if (results.length === 0) throw new InvalidInputError("The results file has no case results: run `botpsy eval run <suite> --call-bias 0` first.");
+  if (biases.some((bias) => bias > 0)) throw new InvalidInputError("Calibration weighs call biases of 0 or below: a run at bias 0 holds no call a stronger bias would add.");
+  const cells: CalibrationCell[] = [];
+  for (const callBias of biases) {
+    for (const forcedCallFloor of floors) {
+      let calls = 0;
+      let abstentions = 0;
+      for (const result of results) {
+        if (!successAt(result, callBias, forcedCallFloor)) continue;
+        if (result.abstainCase) abstentions++;
+        else calls++;
+      }
+      cells.push({ callBias, forcedCallFloor, successes: calls + abstentions, calls, abstentions });
+    }
+  }
+  const rank = (cell: CalibrationCell): [number, number, number, number] => [
+    -cell.successes,
+    cell.forcedCallFloor === null ? 0 : 1,
+    cell.forcedCallFloor ?? 0,
+    -cell.callBias,
+  ];
+  const best = [...cells].sort((a, b) => {
+    const [x, y] = [rank(a), rank(b)];
+    for (let index = 0; index < x.length; index++) if (x[index] !== y[index]) return x[index]! - y[index]!;
+    return 0;
+  })[0]!;
+  return {
+    cases: results.length,
+    callCases: results.filter((result) => !result.abstainCase).length,
+    abstentionCases: results.filter((result) => result.abstainCase).length,
+    unmeasured: results.filter((result) => result.firstTurn?.callMargin === undefined).length,
+    cells,
+    best,
+  };
+}
+
+/** Reads a results file and weighs it, refusing a run whose own bias or floor hides what calibration needs. */
+export function calibrateFile(path: string): Calibration & { modelId: string } {
+  const lines = readResults(path);
+  const runs = runRecords(lines);
+  const modelId = runs.at(-1)?.settings.model.id ?? "unknown";
+  for (const run of runs) {
+    const id = run.settings.model.id;
+    if (/\+call-bias:|\+call-floor:/.test(id)) {
+      throw new InvalidInputError(
+        `${path} was run as ${id}: calibration needs a run at call bias 0 with no forced-call floor (add --call-bias 0 --forced-call-floor none to eval run).`,
+      );
+    }
+  }
+  // The latest result of each case (a resumed file holds each once; a rerun case counts as it last ran).
+  const latest = new Map(caseResults(lines).map((result) => [result.caseId, result]));
+  return { ...calibrate([...latest.values()]), modelId };
+}
+
+/** The grid as a text table: rows are call biases, columns floors; the best cell is starred. */
+export function formatCalibration(calibration: Calibration & { modelId: string }): string {
+  const biases = [...new Set(calibration.cells.map((cell) => cell.callBias))];
+  const floors = [...new Set(calibration.cells.map((cell) => cell.forcedCallFloor))];
+  const label = (floor: number | null): string => (floor === null ? "none" : String(floor));
+  const header = ["bias \\ floor", ...floors.map(label)];
+  const rows = biases.map((bias) => [
+    String(bias),
+    ...floors.map((floor) => {
+      const cell = calibration.cells.find((candidate) => candidate.callBias === bias && candidate.forcedCallFloor === floor)!;
+      const star = cell === calibration.best ? "*" : "";
+      return `${cell.successes}${star} (${cell.calls}/${cell.abstentions})`;
+    }),
+  ]);
+  const widths = header.map((cell, index) => Math.max(cell.length, ...rows.map((row) => row[index]!.length)));
+  const line = (cells: string[]): string => cells.map((cell, index) => cell.padStart(widths[index]!)).join("  ");
+  const best = calibration.best;
+  return [
+    `${calibration.modelId}: ${calibration.cases} cases (${calibration.callCases} expect a call, ${calibration.abstentionCases} an abstention; ${calibration.unmeasured} without a margin, counted as they ran).`,
+    "Successes (calls/abstentions) if the first turn had been decided at each call bias (rows) and forced-call floor (columns):",
+    line(header),
+    ...rows.map(line),
+    `* best: --call-bias ${best.callBias}${best.forcedCallFloor !== null ? ` --forced-call-floor ${best.forcedCallFloor}` : " (no floor)"}: ${best.successes} of ${calibration.cases}. The first turn's part only: confirm it with a real run, on a development split.`,
+  ].join("\n");
+}

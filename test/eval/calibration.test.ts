@@ -1,0 +1,105 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { calibrate, calibrateFile, formatCalibration, successAt } from "../../src/eval/calibration.js";
+import type { FirstTurnRecord } from "../../src/eval/first-turn.js";
+import type { CaseResult, RunRecord } from "../../src/eval/results.js";
+import { parseForcedCallFloor } from "../../src/model/shipped-adapter.js";
+import { makeTempDir } from "../support/temp-dir.js";
+
+function result(caseId: string, abstainCase: boolean, success: boolean, firstTurn?: FirstTurnRecord): CaseResult {
+  return {
+    type: "case",
+    suite: "nearmiss",
+    caseId,
+    settingsKey: "k",
+    modelId: "m",
+    group: "device",
+    steps: "single",
+    source: "handwritten",
+    labels: [],
+    abstainCase,
+    injected: false,
+    success,
+    checks: [],
+    calls: [],
+    answer: "",
+    stopReason: "answered",
+    usage: { promptTokens: 0, cachedPromptTokens: 0, outputTokens: 0, reasoningTokens: 0 },
+    modelTurns: 1,
+    ...(firstTurn !== undefined ? { firstTurn } : {}),
+    durationMs: 1,
+    finishedAt: "2026-12-03T00:00:00.000Z",
+  };
+}
+
+const margin = (opening: number, following = 5) => ({ opening, following });
+
+describe("calibration: call biases and forced-call floors weighed from the recorded margins", () => {
+  it("releases a forced turn below the floor (an abstention then), and turns a free call into words when the bias outweighs its opening lead", () => {
+    const forcedNearMiss = result("a", true, false, { choice: "named", callMargin: margin(0.3) });
+    expect(successAt(forcedNearMiss, 0, null)).toBe(false);
+    expect(successAt(forcedNearMiss, 0, 0.25)).toBe(false);
+    expect(successAt(forcedNearMiss, 0, 0.5)).toBe(true);
+    const forcedServed = result("b", false, true, { choice: "required", callMargin: margin(2, 0.4) });
+    // The lead is the smaller of the two: a later prefix token the model would not write counts.
+    expect(successAt(forcedServed, 0, 0.5)).toBe(false);
+    expect(successAt(forcedServed, 0, 0.25)).toBe(true);
+    const freeCall = result("c", false, true, { choice: "auto", callMargin: margin(1.5) });
+    expect(successAt(freeCall, -1, null)).toBe(true);
+    expect(successAt(freeCall, -2, null)).toBe(false);
+    const freeWordsAnyway = result("d", true, true, { choice: "auto", callMargin: margin(1.5, -2) });
+    expect(successAt(freeWordsAnyway, -6, null)).toBe(true);
+    // No margin: counted as it ran.
+    expect(successAt(result("e", false, true, { choice: "auto" }), -6, 3)).toBe(true);
+    expect(successAt(result("f", false, true), -6, 3)).toBe(true);
+  });
+
+  it("chooses the most successes; a tie goes to no floor, then the lower floor, then the bias nearer 0", () => {
+    const results = [
+      result("served", false, true, { choice: "named", callMargin: margin(1) }),
+      result("near-miss", true, false, { choice: "named", callMargin: margin(0.2) }),
+      result("free-near-miss", true, false, { choice: "auto", callMargin: margin(0.5) }),
+    ];
+    const grid = calibrate(results, [0, -1, -2], [null, 0.5, 0.75]);
+    expect(grid.cells).toHaveLength(9);
+    expect(grid.best).toEqual({ callBias: -1, forcedCallFloor: 0.5, successes: 3, calls: 1, abstentions: 2 });
+    expect(grid.cells.find((cell) => cell.callBias === 0 && cell.forcedCallFloor === null)!.successes).toBe(1);
+    // Level on successes: no floor wins.
+    const level = calibrate([result("x", false, true, { choice: "named", callMargin: margin(1) })], [0, -1], [null, 0.5]);
+    expect(level.best).toMatchObject({ callBias: 0, forcedCallFloor: null });
+    expect(() => calibrate([])).toThrow(/no case results/);
+    expect(() => calibrate(results, [1])).toThrow(/0 or below/);
+  });
+
+  it("reads a results file, refusing a run that had its own bias or floor, and prints the grid with the best cell starred", () => {
+    const directory = makeTempDir("botpsy-calibrate-");
+    const run = (id: string): RunRecord =>
+      ({
+        type: "run",
+        settingsKey: "k",
+        settings: { suite: "nearmiss", model: { id }, options: { thinking: "off", seed: 1, temperature: 0, maxSteps: 10, maxTokens: 512 }, botpsyVersion: "0" },
+        startedAt: "2026-12-03T00:00:00.000Z",
+        cases: 2,
+        alreadyDone: 0,
+        concurrency: 1,
+      }) as RunRecord;
+    const cases = [result("served", false, true, { choice: "named", callMargin: margin(1) }), result("near-miss", true, false, { choice: "named", callMargin: margin(0.2) })];
+    const good = join(directory, "good.jsonl");
+    writeFileSync(good, [run("m+lora:a"), ...cases].map((line) => JSON.stringify(line)).join("\n") + "\n");
+    const calibration = calibrateFile(good);
+    expect(calibration.best).toMatchObject({ callBias: 0, forcedCallFloor: 0.25, successes: 2 });
+    const text = formatCalibration(calibration);
+    expect(text).toContain("m+lora:a: 2 cases");
+    expect(text).toContain("2* (1/1)");
+    expect(text).toContain("--call-bias 0 --forced-call-floor 0.25");
+    const biased = join(directory, "biased.jsonl");
+    writeFileSync(biased, [run("m+lora:a+call-bias:-3"), ...cases].map((line) => JSON.stringify(line)).join("\n") + "\n");
+    expect(() => calibrateFile(biased)).toThrow(/--call-bias 0 --forced-call-floor none/);
+  });
+
+  it("reads --forced-call-floor none as no floor, whatever an adapter records", () => {
+    expect(parseForcedCallFloor("none")).toBeNull();
+    expect(parseForcedCallFloor(" None ")).toBeNull();
+  });
+});
