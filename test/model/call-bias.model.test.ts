@@ -1,26 +1,15 @@
-import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readAdapterMetadata, recordedCallBias, type AdapterMetadata } from "../../src/model/lora-adapter.js";
 import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
-import { parseCallBias, shippedAdaptersDirectory, tunedModelId } from "../../src/model/shipped-adapter.js";
-import type { ToolSpec } from "../../src/model/types.js";
+import { parseCallBias, tunedModelId } from "../../src/model/shipped-adapter.js";
 import { loadLocatedModel, locateModel } from "../../src/runtime.js";
+import { calibratedAdapterPath as adapterPath, calibratedCopy, shippedRecord, TIMER } from "../support/calibration-fixture.js";
 
 const modelPath = process.env.BOTPSY_TEST_MODEL!;
-const ADAPTER = "smollm2-135m-instruct-q4_1-botpsy-v3";
-const adapterPath = join(shippedAdaptersDirectory(), `${ADAPTER}.gguf`);
 
-const TIMER: ToolSpec = {
-  name: "start_timer",
-  description: "Start a countdown timer.",
-  parameters: {
-    type: "object",
-    properties: { duration: { type: "string", description: "How long, e.g. 10 minutes" }, label: { type: "string" } },
-    required: ["duration"],
-  },
-};
 const REQUEST = [{ role: "user" as const, content: "Start a 12 minute timer called Tea" }];
 
 describe("call bias: how much more evidence a model needs to open a call where it may answer in words", () => {
@@ -69,19 +58,11 @@ describe("call bias: how much more evidence a model needs to open a call where i
   });
 
   it("applies the calibration an adapter's record carries unless the command sets one", async () => {
-    const adapters = join(directory, "adapters");
-    const models = join(directory, "models");
-    for (const folder of [adapters, models]) rmSync(folder, { recursive: true, force: true });
-    mkdirSync(adapters, { recursive: true });
-    mkdirSync(models, { recursive: true });
-    const calibrated = join(adapters, "calibrated.gguf");
-    copyFileSync(adapterPath, calibrated);
-    const record = JSON.parse(readFileSync(`${adapterPath}.json`, "utf8")) as Record<string, unknown>;
-    writeFileSync(`${calibrated}.json`, JSON.stringify({ ...record, callBias: -3 }));
+    const record = shippedRecord();
+    const { adapter: calibrated, models } = calibratedCopy(directory, modelPath, { ...record, callBias: -3 });
     expect(recordedCallBias(readAdapterMetadata(calibrated))).toBe(-3);
     const { callBias: _calibration, ...uncalibrated } = record;
     expect(recordedCallBias(uncalibrated as unknown as AdapterMetadata)).toBe(0);
-    linkSync(modelPath, join(models, "SmolLM2-135M-Instruct.Q4_1.gguf"));
     const located = await locateModel({ directory: models });
     const recorded = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: calibrated });
     try {

@@ -1,26 +1,15 @@
-import { copyFileSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readAdapterMetadata, recordedForcedCallFloor, type AdapterMetadata } from "../../src/model/lora-adapter.js";
 import { LlamaChatModel } from "../../src/model/llama-chat-model.js";
-import { parseForcedCallFloor, shippedAdaptersDirectory, tunedModelId } from "../../src/model/shipped-adapter.js";
-import { callMarginLead, type GenerateRequest, type ToolSpec } from "../../src/model/types.js";
+import { parseForcedCallFloor, tunedModelId } from "../../src/model/shipped-adapter.js";
+import { callMarginLead, type GenerateRequest } from "../../src/model/types.js";
 import { loadLocatedModel, locateModel } from "../../src/runtime.js";
+import { calibratedAdapterPath as adapterPath, calibratedCopy, shippedRecord, TIMER } from "../support/calibration-fixture.js";
 
 const modelPath = process.env.BOTPSY_TEST_MODEL!;
-const ADAPTER = "smollm2-135m-instruct-q4_1-botpsy-v3";
-const adapterPath = join(shippedAdaptersDirectory(), `${ADAPTER}.gguf`);
-
-const TIMER: ToolSpec = {
-  name: "start_timer",
-  description: "Start a countdown timer.",
-  parameters: {
-    type: "object",
-    properties: { duration: { type: "string", description: "How long, e.g. 10 minutes" }, label: { type: "string" } },
-    required: ["duration"],
-  },
-};
 const SERVED: GenerateRequest = { messages: [{ role: "user", content: "Start a 12 minute timer called Tea" }], tools: [TIMER], maxTokens: 40 };
 const UNSERVED: GenerateRequest = { messages: [{ role: "user", content: "Write me a haiku about autumn leaves" }], tools: [TIMER], maxTokens: 40 };
 
@@ -144,17 +133,10 @@ describe("call margin, and the floor a forced call must clear", () => {
   });
 
   it("applies the floor an adapter's record carries unless the command sets one", async () => {
-    const adapters = join(directory, "adapters");
-    const models = join(directory, "models");
-    mkdirSync(adapters, { recursive: true });
-    mkdirSync(models, { recursive: true });
-    const calibrated = join(adapters, "calibrated.gguf");
-    copyFileSync(adapterPath, calibrated);
-    const record = JSON.parse(readFileSync(`${adapterPath}.json`, "utf8")) as Record<string, unknown>;
-    writeFileSync(`${calibrated}.json`, JSON.stringify({ ...record, callBias: 0, forcedCallFloor: 2 }));
+    const record = shippedRecord();
+    const { adapter: calibrated, models } = calibratedCopy(directory, modelPath, { ...record, callBias: 0, forcedCallFloor: 2 });
     expect(recordedForcedCallFloor(readAdapterMetadata(calibrated))).toBe(2);
     expect(recordedForcedCallFloor(record as unknown as AdapterMetadata)).toBeUndefined();
-    linkSync(modelPath, join(models, "SmolLM2-135M-Instruct.Q4_1.gguf"));
     const located = await locateModel({ directory: models });
     const recorded = await loadLocatedModel(located, { threads: 1, maxConversations: 1, lora: calibrated });
     try {
