@@ -36,6 +36,13 @@ export interface Calibration {
   /** Cases without a recorded margin (the run's first turn offered no call, or the model measured none): counted as they ran. */
   unmeasured: number;
   cells: CalibrationCell[];
+  /**
+   * On the first turns the router forced: how many expected a call and how
+   * many an abstention, and the chance that a forced call case has a higher
+   * lead than a forced abstention case (0.5: the lead does not tell them
+   * apart, so a floor trades one for the other). Absent without both kinds.
+   */
+  forcedSeparation?: { calls: number; abstentions: number; auc: number };
   /** The most successes; a tie goes to no floor, then the lower floor, then the bias nearer 0. */
   best: CalibrationCell;
 }
@@ -81,6 +88,17 @@ export function calibrate(results: readonly CaseResult[], biases: readonly numbe
     for (let index = 0; index < x.length; index++) if (x[index] !== y[index]) return x[index]! - y[index]!;
     return 0;
   })[0]!;
+  const forcedLeads = (abstainCase: boolean): number[] =>
+    results.flatMap((result) => {
+      const first = result.firstTurn;
+      const forced = first?.choice === "required" || first?.choice === "named";
+      return forced && first?.callMargin !== undefined && result.abstainCase === abstainCase ? [callMarginLead(first.callMargin)] : [];
+    });
+  const [callLeads, abstentionLeads] = [forcedLeads(false), forcedLeads(true)];
+  const forcedSeparation =
+    callLeads.length > 0 && abstentionLeads.length > 0
+      ? { calls: callLeads.length, abstentions: abstentionLeads.length, auc: separation(callLeads, abstentionLeads) }
+      : undefined;
   return {
     cases: results.length,
     callCases: results.filter((result) => !result.abstainCase).length,
@@ -88,7 +106,15 @@ export function calibrate(results: readonly CaseResult[], biases: readonly numbe
     unmeasured: results.filter((result) => result.firstTurn?.callMargin === undefined).length,
     cells,
     best,
+    ...(forcedSeparation !== undefined ? { forcedSeparation } : {}),
   };
+}
+
+/** The chance that a value of `higher` exceeds one of `lower` (ties count half): the area under the ROC curve. */
+function separation(higher: readonly number[], lower: readonly number[]): number {
+  let wins = 0;
+  for (const a of higher) for (const b of lower) wins += a > b ? 1 : a === b ? 0.5 : 0;
+  return Math.round((wins / (higher.length * lower.length)) * 1000) / 1000;
 }
 
 /** Reads a results file and weighs it, refusing a run whose own bias or floor hides what calibration needs. */
@@ -131,6 +157,11 @@ export function formatCalibration(calibration: Calibration & { modelId: string }
     "Successes (calls/abstentions) if the first turn had been decided at each call bias (rows) and forced-call floor (columns):",
     line(header),
     ...rows.map(line),
+    ...(calibration.forcedSeparation !== undefined
+      ? [
+          `On the ${calibration.forcedSeparation.calls + calibration.forcedSeparation.abstentions} forced first turns, the model's lead separates the ${calibration.forcedSeparation.calls} call cases from the ${calibration.forcedSeparation.abstentions} abstention cases with AUC ${calibration.forcedSeparation.auc} (0.5: not at all; a floor then trades one for the other).`,
+        ]
+      : []),
     `* best: --call-bias ${best.callBias}${best.forcedCallFloor !== null ? ` --forced-call-floor ${best.forcedCallFloor}` : " (no floor)"}: ${best.successes} of ${calibration.cases}. The first turn's part only: confirm it with a real run, on a development split.`,
   ].join("\n");
 }

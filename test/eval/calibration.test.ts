@@ -65,6 +65,8 @@ describe("calibration: call biases and forced-call floors weighed from the recor
     expect(grid.cells).toHaveLength(9);
     expect(grid.best).toEqual({ callBias: -1, forcedCallFloor: 0.5, successes: 3, calls: 1, abstentions: 2 });
     expect(grid.cells.find((cell) => cell.callBias === 0 && cell.forcedCallFloor === null)!.successes).toBe(1);
+    // The forced served case leads the forced near miss: complete separation.
+    expect(grid.forcedSeparation).toEqual({ calls: 1, abstentions: 1, auc: 1 });
     // Level on successes: no floor wins.
     const level = calibrate([result("x", false, true, { choice: "named", callMargin: margin(1) })], [0, -1], [null, 0.5]);
     expect(level.best).toMatchObject({ callBias: 0, forcedCallFloor: null });
@@ -93,6 +95,7 @@ describe("calibration: call biases and forced-call floors weighed from the recor
     expect(text).toContain("m+lora:a: 2 cases");
     expect(text).toContain("2* (1/1)");
     expect(text).toContain("--call-bias 0 --forced-call-floor 0.25");
+    expect(text).toContain("separates the 1 call cases from the 1 abstention cases with AUC 1");
     const biased = join(directory, "biased.jsonl");
     writeFileSync(biased, [run("m+lora:a+call-bias:-3"), ...cases].map((line) => JSON.stringify(line)).join("\n") + "\n");
     expect(() => calibrateFile(biased)).toThrow(/--call-bias 0 --forced-call-floor none/);
