@@ -43,8 +43,6 @@ export interface ModelReference {
   callBias?: number;
   /** The floor of forced calls (`LlamaChatModelOptions.forcedCallFloor`); null for none. Default: the adapter's recorded one, else none. */
   forcedCallFloor?: number | null;
-  /** Report each turn's call margin (`LlamaChatModelOptions.reportCallMargin`). Default false. */
-  reportCallMargin?: boolean;
 }
 
 /** Where a model reference points: the file, and the id results and reports name it by. */
@@ -83,7 +81,7 @@ export async function locateModel(reference: Pick<ModelReference, "name" | "prog
 /** Load a located model on llama.cpp, with the adapter asked for or, by default, the one botpsy ships for it. The model's id names the adapter. */
 export async function loadLocatedModel(
   located: LocatedModel,
-  reference: Pick<ModelReference, "threads" | "maxConversations" | "lora" | "callBias" | "forcedCallFloor" | "reportCallMargin"> & { baseSha256?: string } = {},
+  reference: Pick<ModelReference, "threads" | "maxConversations" | "lora" | "callBias" | "forcedCallFloor"> & { baseSha256?: string } = {},
 ): Promise<LlamaChatModel> {
   const { lora, callBias, forcedCallFloor } = await adapterForLoad(reference, located.entry, located.path, reference.baseSha256);
   return LlamaChatModel.load({
@@ -91,7 +89,6 @@ export async function loadLocatedModel(
     id: tunedModelId(located.id, lora, callBias, forcedCallFloor),
     ...(callBias !== 0 ? { callBias } : {}),
     ...(forcedCallFloor !== undefined ? { forcedCallFloor } : {}),
-    ...(reference.reportCallMargin === true ? { reportCallMargin: true } : {}),
     ...(located.chatFormat !== undefined ? { chatFormat: located.chatFormat } : {}),
     ...(reference.threads !== undefined ? { threads: reference.threads } : {}),
     ...(reference.maxConversations !== undefined ? { maxConversations: reference.maxConversations } : {}),

@@ -21,22 +21,26 @@ export interface ObservedModel {
   firstTurn(): Promise<FirstTurnRecord | undefined>;
 }
 
-/** Wraps a model so that the first `generate` of a case is recorded; everything else passes through. */
+/**
+ * Wraps a model so that the first `generate` of a case is recorded, its call
+ * margin asked for (a call bias or a forced-call floor can then be weighed on
+ * the results: `eval calibrate`); everything else passes through, the later
+ * turns unmeasured.
+ */
 export function observeFirstTurn(model: ChatModel): ObservedModel {
   let first: Promise<FirstTurnRecord | undefined> | undefined;
   const generate = (request: GenerateRequest): Generation => {
-    const generation = model.generate(request);
-    if (first === undefined) {
-      const choice = choiceOf(request);
-      first = generation.result.then(
-        (result): FirstTurnRecord => ({
-          choice,
-          ...(result.callMargin !== undefined ? { callMargin: { opening: rounded(result.callMargin.opening), following: rounded(result.callMargin.following) } } : {}),
-          ...(result.releasedForcedCall === true ? { released: true } : {}),
-        }),
-        () => ({ choice }),
-      );
-    }
+    if (first !== undefined) return model.generate(request);
+    const generation = model.generate({ ...request, reportCallMargin: true });
+    const choice = choiceOf(request);
+    first = generation.result.then(
+      (result): FirstTurnRecord => ({
+        choice,
+        ...(result.callMargin !== undefined ? { callMargin: { opening: rounded(result.callMargin.opening), following: rounded(result.callMargin.following) } } : {}),
+        ...(result.releasedForcedCall === true ? { released: true } : {}),
+      }),
+      () => ({ choice }),
+    );
     return generation;
   };
   const observed = new Proxy(model, {

@@ -110,14 +110,6 @@ export interface LlamaChatModelOptions {
    * used by botpsy's own Qwen 3.5 dialect, nor with thinking on.
    */
   forcedCallFloor?: number;
-  /**
-   * Report each turn's call margin (`GenerateResult.callMargin`) even where
-   * nothing depends on it: for evaluations that choose `callBias` and
-   * `forcedCallFloor`. Measured on every turn that may call and thinks not; costs
-   * evaluating the turn's new prompt tokens twice and reading the
-   * distribution at each token of the call prefix. Default false.
-   */
-  reportCallMargin?: boolean;
 }
 
 function checkedForcedCallFloor(value: number | undefined): number | undefined {
@@ -219,7 +211,6 @@ export class LlamaChatModel implements ChatModel {
     readonly callBias = 0,
     /** See `LlamaChatModelOptions.forcedCallFloor`. */
     readonly forcedCallFloor: number | undefined = undefined,
-    private readonly reportCallMargin = false,
   ) {
     this.id = id;
     this.dryRepeatPenalty = repetitionGuard ? DRY_REPEAT_PENALTY : undefined;
@@ -277,7 +268,6 @@ export class LlamaChatModel implements ChatModel {
         options.maxStringArgumentLength ?? 160,
         checkedCallBias(options.callBias),
         checkedForcedCallFloor(options.forcedCallFloor),
-        options.reportCallMargin ?? false,
       );
     } catch (error) {
       await context.dispose();
@@ -414,7 +404,7 @@ export class LlamaChatModel implements ChatModel {
       throw new ContextOverflowError(promptTokenList.length, this.contextSize);
     }
     const cachedPromptTokens = Math.min(commonPrefixLength(sequence.contextTokens, promptTokenList), promptTokenList.length);
-    const measureMargin = functions !== undefined && !thinkingEnabled && (this.reportCallMargin || (forceCall && request.routedChoice === true && this.forcedCallFloor !== undefined));
+    const measureMargin = functions !== undefined && !thinkingEnabled && (request.reportCallMargin === true || (forceCall && request.routedChoice === true && this.forcedCallFloor !== undefined));
     const callMargin = measureMargin ? await this.callMargin(sequence, chatWrapper, promptTokenList.slice(0, turnStart)) : undefined;
     // Below the floor, a forced turn becomes a turn without calls.
     const released = forceCall && request.routedChoice === true && this.forcedCallFloor !== undefined && callMargin !== undefined && callMarginLead(callMargin) < this.forcedCallFloor;

@@ -46,6 +46,15 @@ export interface GenerateOptions {
    * Default false.
    */
   routedChoice?: boolean;
+  /**
+   * Measure this turn's call margin and report it (`GenerateResult.callMargin`)
+   * even where nothing depends on it: for evaluations that choose a call bias
+   * and a forced-call floor. A model that can (llama.cpp, thinking off, a
+   * turn that may call) pays for it by evaluating the turn's new prompt
+   * tokens twice and reading the distribution at each token of the call
+   * prefix; others ignore it. Default false.
+   */
+  reportCallMargin?: boolean;
   /** Allow several tool calls in one assistant turn. Default: true for native formats, false for the prompted one (a small model repeats itself). */
   parallelToolCalls?: boolean;
   signal?: AbortSignal;

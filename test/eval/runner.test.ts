@@ -144,12 +144,15 @@ describe("runner on the real apps with a scripted model", () => {
   });
 
   it("records how the first model turn began: the tool choice the router gave it, and the model's call margin where it measured one", async () => {
-    const forced = await run(alarmAtSeven, [{ toolCalls: [{ name: "set_alarm", arguments: { time: "07:00" } }] }, "Alarm set for 7:00."]);
+    const alarmModel = new ScriptedModel([{ toolCalls: [{ name: "set_alarm", arguments: { time: "07:00" } }] }, "Alarm set for 7:00."]);
+    const forced = await runScenario(parseScenario(alarmAtSeven), { model: alarmModel, agentFactory: botpsyAgentFactory, settings, settingsKey: settingsKey(settings) });
     expect(forced.firstTurn?.choice).toMatch(/^(named|required)$/);
     expect(forced.firstTurn?.callMargin).toBeUndefined();
+    // The margin is asked for on the first turn only: the one recorded.
+    expect(alarmModel.requests.map((request) => request.reportCallMargin === true)).toEqual([true, false]);
     const free = await run(poem, ["Leaves drift on the wind."]);
     expect(free.firstTurn).toEqual({ choice: "auto" });
-    // A model that measures its margin (the llama.cpp model with reportCallMargin) has it recorded, rounded.
+    // A model that measures its margin (the llama.cpp model, asked with reportCallMargin) has it recorded, rounded.
     const scripted = new ScriptedModel(["Leaves drift on the wind."]);
     const measuring = new Proxy(scripted, {
       get(target, property) {

@@ -13,8 +13,14 @@ const modelPath = process.env.BOTPSY_TEST_MODEL!;
 const SERVED: GenerateRequest = { messages: [{ role: "user", content: "Start a 12 minute timer called Tea" }], tools: [TIMER], maxTokens: 40 };
 const UNSERVED: GenerateRequest = { messages: [{ role: "user", content: "Write me a haiku about autumn leaves" }], tools: [TIMER], maxTokens: 40 };
 
+/** Loads the tuned model; with `reportCallMargin`, every request it is given asks for its call margin. */
 async function withModel<T>(options: { callBias?: number; forcedCallFloor?: number; reportCallMargin?: boolean }, use: (model: LlamaChatModel) => Promise<T>): Promise<T> {
-  const model = await LlamaChatModel.load({ modelPath, contextSize: 2048, threads: 1, maxConversations: 1, lora: adapterPath, ...options });
+  const { reportCallMargin, ...load } = options;
+  const model = await LlamaChatModel.load({ modelPath, contextSize: 2048, threads: 1, maxConversations: 1, lora: adapterPath, ...load });
+  if (reportCallMargin === true) {
+    const generate = model.generate.bind(model);
+    model.generate = (request) => generate({ ...request, reportCallMargin: true });
+  }
   try {
     return await use(model);
   } finally {

@@ -104,8 +104,6 @@ export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async 
     ...(lora !== undefined ? { lora, baseSha256: sha256 } : {}),
     ...(callBias !== undefined ? { callBias } : {}),
     ...(forcedCallFloor !== undefined ? { forcedCallFloor } : {}),
-    // Every case records its first turn's call margin: a call bias or a forced-call floor can then be weighed on the results.
-    reportCallMargin: true,
   });
   // A tuned run is another model in the results: its id names the adapter (also the one botpsy ships).
   return { model, info: { id: model.id, file: basename(located.path), sha256 } };
