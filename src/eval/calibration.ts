@@ -1,5 +1,5 @@
 import { InvalidInputError } from "../errors.js";
-import { callMarginLead } from "../model/types.js";
+import { belowCallFloor, callMarginLead, opensCallAt } from "../model/types.js";
 import { caseResults, readResults, runRecords, type CaseResult } from "./results.js";
 
 /**
@@ -53,12 +53,10 @@ export function successAt(result: CaseResult, callBias: number, forcedCallFloor:
   const margin = first?.callMargin;
   if (first === undefined || margin === undefined) return result.success;
   if (first.choice === "required" || first.choice === "named") {
-    return forcedCallFloor !== null && callMarginLead(margin) < forcedCallFloor ? result.abstainCase : result.success;
+    return forcedCallFloor !== null && belowCallFloor(margin, forcedCallFloor) ? result.abstainCase : result.success;
   }
   if (first.choice !== "auto") return result.success;
-  const callsAtZero = margin.opening > 0 && margin.following > 0;
-  const callsAtBias = margin.opening + callBias > 0 && margin.following > 0;
-  return callsAtZero && !callsAtBias ? result.abstainCase : result.success;
+  return opensCallAt(margin, 0) && !opensCallAt(margin, callBias) ? result.abstainCase : result.success;
 }
 
 export function calibrate(results: readonly CaseResult[], biases: readonly number[] = CALIBRATION_BIASES, floors: readonly (number | null)[] = CALIBRATION_FLOORS): Calibration {

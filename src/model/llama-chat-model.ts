@@ -35,7 +35,7 @@ import { historyOptionsFor, toLlamaHistory, withOpenModelTurn } from "./history.
 import { callableParameters, documentedParameters, normalizeToolSpecs, trimSwallowedCallClose } from "./json-schema.js";
 import { isUsableCallBias, isUsableForcedCallFloor } from "./lora-adapter.js";
 import {
-  callMarginLead,
+  belowCallFloor,
   type CallMargin,
   type ChatModel,
   type GenerateRequest,
@@ -404,10 +404,12 @@ export class LlamaChatModel implements ChatModel {
       throw new ContextOverflowError(promptTokenList.length, this.contextSize);
     }
     const cachedPromptTokens = Math.min(commonPrefixLength(sequence.contextTokens, promptTokenList), promptTokenList.length);
-    const measureMargin = functions !== undefined && !thinkingEnabled && (request.reportCallMargin === true || (forceCall && request.routedChoice === true && this.forcedCallFloor !== undefined));
+    // The floor weighs only the router's forced guess, never a caller's requirement.
+    const floor = forceCall && request.routedChoice === true ? this.forcedCallFloor : undefined;
+    const measureMargin = functions !== undefined && !thinkingEnabled && (request.reportCallMargin === true || floor !== undefined);
     const callMargin = measureMargin ? await this.callMargin(sequence, chatWrapper, promptTokenList.slice(0, turnStart)) : undefined;
     // Below the floor, a forced turn becomes a turn without calls.
-    const released = forceCall && request.routedChoice === true && this.forcedCallFloor !== undefined && callMargin !== undefined && callMarginLead(callMargin) < this.forcedCallFloor;
+    const released = floor !== undefined && callMargin !== undefined && belowCallFloor(callMargin, floor);
     if (released) {
       forceCall = false;
       functions = undefined;
@@ -432,7 +434,12 @@ export class LlamaChatModel implements ChatModel {
 
     let response: LlamaChatResponse<ChatModelFunctions> | undefined;
     try {
-      const firstTokenBias = released ? this.firstTokenNoCall(chatWrapper) : !forceCall && functions !== undefined ? this.firstTokenCallBias(chatWrapper) : undefined;
+      // A released turn may not open a call at all (the model leaned to one, but not by the floor); a free one weighs it by the call bias.
+      const firstTokenBias = released
+        ? this.firstTokenOpeningBias(chatWrapper, "never")
+        : !forceCall && functions !== undefined && this.callBias !== 0
+          ? this.firstTokenOpeningBias(chatWrapper, { logit: this.callBias })
+          : undefined;
       response = await chat.generateResponse(history, {
         ...(functions !== undefined ? { functions, maxParallelFunctionCalls: this.allowsParallelCalls(request) ? undefined : 1 } : {}),
         ...(firstTokenBias !== undefined ? { tokenBias: firstTokenBias } : {}),
@@ -614,30 +621,18 @@ export class LlamaChatModel implements ChatModel {
   }
 
   /**
-   * The token bias of one turn under `callBias`: node-llama-cpp asks for it
-   * once per sampled token, and only the first sample (where text or a call
-   * is chosen) weighs the call prefix's first token, with and without a
-   * leading space. Undefined without a bias.
+   * The token bias of a turn whose first sample weighs opening a call
+   * (`callBias`, or "never" on a released forced turn): node-llama-cpp asks
+   * for it once per sampled token, and only the first sample (where text or
+   * a call is chosen) weighs the call prefix's first token, with and without
+   * a leading space.
    */
-  private firstTokenCallBias(chatWrapper: ChatWrapper): (() => TokenBias) | undefined {
-    if (this.callBias === 0) return undefined;
+  private firstTokenOpeningBias(chatWrapper: ChatWrapper, bias: "never" | { logit: number }): () => TokenBias {
     const opening = new TokenBias(this.model.tokenizer);
-    for (const token of this.callOpeningTokens(chatWrapper)) opening.set(token, { logit: this.callBias });
+    for (const token of this.callOpeningTokens(chatWrapper)) opening.set(token, bias);
     const none = new TokenBias(this.model.tokenizer);
     let sampled = 0;
     return () => (sampled++ === 0 ? opening : none);
-  }
-
-  /**
-   * The first sample of a released forced turn may not open a call: the
-   * model leaned to one, but not by the floor, so it answers in words.
-   */
-  private firstTokenNoCall(chatWrapper: ChatWrapper): () => TokenBias {
-    const closed = new TokenBias(this.model.tokenizer);
-    for (const token of this.callOpeningTokens(chatWrapper)) closed.set(token, "never");
-    const none = new TokenBias(this.model.tokenizer);
-    let sampled = 0;
-    return () => (sampled++ === 0 ? closed : none);
   }
 
   private callPrefixTokens(chatWrapper: ChatWrapper): Token[] {

@@ -143,6 +143,16 @@ export function callMarginLead(margin: CallMargin): number {
   return Math.min(margin.opening, margin.following);
 }
 
+/** Whether greedy decoding, free to answer in words, opens a call at this margin under a call bias. */
+export function opensCallAt(margin: CallMargin, callBias: number): boolean {
+  return margin.opening + callBias > 0 && margin.following > 0;
+}
+
+/** Whether a forced-call floor releases a forced call at this margin: the model's lead falls short of it. */
+export function belowCallFloor(margin: CallMargin, floor: number): boolean {
+  return callMarginLead(margin) < floor;
+}
+
 /** A running generation: iterate it for events, or await `result` (or both). */
 export interface Generation extends AsyncIterable<ModelEvent> {
   readonly result: Promise<GenerateResult>;
