@@ -12,7 +12,7 @@ import { toolSpec, type Tool } from "../tools/tool.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
 import { EvaluationIndex, OVERLAP_NGRAM, type OverlapFinding } from "./disjointness.js";
 import { SeededRandom } from "./random.js";
-import { isRecipeSetName, RECIPE_SET_NAMES, RECIPE_SETS, type ExampleKind, type ObservedResult, type Recipe, type RecipeClock, type RecipeSetName } from "./recipes.js";
+import { isRecipeSetName, RECIPE_SET_FORCED_TURNS, RECIPE_SET_NAMES, RECIPE_SETS, type ExampleKind, type ForcedTurnTraining, type ObservedResult, type Recipe, type RecipeClock, type RecipeSetName } from "./recipes.js";
 import type { RenderedSequence, TrainingRenderer } from "./render.js";
 
 /** One line of the training file. */
@@ -71,6 +71,8 @@ export interface BuildOptions {
   recipeSet?: RecipeSetName;
   /** Only these recipes (tests); when given, `recipeSet` is not used. */
   recipes?: readonly Recipe[];
+  /** How router-forced turns are trained. Default: the recipe set's rule (`RECIPE_SET_FORCED_TURNS`); with `recipes`, "prefix-in-context". */
+  forcedTurns?: ForcedTurnTraining;
 }
 
 const TIME_ZONE = PERSONA.timeZone;
@@ -108,6 +110,7 @@ export async function buildTrainingSet(options: BuildOptions): Promise<BuildRepo
     throw new InvalidInputError(`Recipe set "${String(recipeSet)}" is unknown: choose one of ${RECIPE_SET_NAMES.join(", ")}.`, { code: "invalid_option" });
   }
   const recipes = options.recipes ?? RECIPE_SETS[recipeSet];
+  const forcedTurns = options.forcedTurns ?? (options.recipes === undefined ? RECIPE_SET_FORCED_TURNS[recipeSet] : "prefix-in-context");
   const report: BuildReport = {
     ...(options.recipes === undefined ? { recipeSet } : {}),
     examples: [],
@@ -130,7 +133,7 @@ export async function buildTrainingSet(options: BuildOptions): Promise<BuildRepo
       if (attempt % round.length === 0) order = random.shuffle(round);
       const recipe = order[attempt % round.length]!;
       const instant = new Date(CLOCK_BASE + random.integer(0, 240) * 86_400_000 + random.integer(0, 11) * 3_600_000);
-      const built = await buildExample(recipe, random, instant, join(scratch, `profile-${attempt}`), { ...options, fenceBoundaries }, report);
+      const built = await buildExample(recipe, random, instant, join(scratch, `profile-${attempt}`), { ...options, fenceBoundaries, forcedTurns }, report);
       if (built !== undefined) {
         report.examples.push(built);
         report.byKind[built.kind] = (report.byKind[built.kind] ?? 0) + 1;
@@ -158,7 +161,7 @@ async function buildExample(
   random: SeededRandom,
   instant: Date,
   directory: string,
-  options: BuildOptions & { fenceBoundaries: () => string },
+  options: BuildOptions & { fenceBoundaries: () => string; forcedTurns: ForcedTurnTraining },
   report: BuildReport,
 ): Promise<TrainingExample | undefined> {
   const clock = recipeClock(instant);
@@ -190,7 +193,9 @@ async function buildExample(
           for (const call of reply.toolCalls ?? []) if (!offered.has(call.name)) conflict ??= "tool-not-offered";
           const choice = request.toolChoice;
           if (typeof choice === "object" && (reply.toolCalls ?? []).some((call) => call.name !== choice.name)) conflict ??= "router-conflict";
-          if ((choice === "required" || typeof choice === "object") && (reply.toolCalls ?? []).length === 0) conflict ??= "router-conflict";
+          // An answer in words to the router's forced guess is what a forced-call floor lets through: kept where the set trains those turns.
+          const releasable = options.forcedTurns === "trained" && request.routedChoice === true;
+          if ((choice === "required" || typeof choice === "object") && (reply.toolCalls ?? []).length === 0 && !releasable) conflict ??= "router-conflict";
           // A turn that could not happen at inference ends the run here.
           const played = conflict === undefined ? reply : { text: "Stopped." };
           replies.push(played);
@@ -235,7 +240,7 @@ async function buildExample(
         return undefined;
       }
     }
-    const sequences = model.requests.map((request, index) => options.renderer.render({ request, reply: replies[index]! }));
+    const sequences = model.requests.map((request, index) => options.renderer.render({ request, reply: replies[index]! }, { forcedTurns: options.forcedTurns }));
     const lastRequest = model.requests[model.requests.length - 1]!;
     const lastReply = replies[replies.length - 1]!;
     const firstTools = model.requests[0]?.tools ?? [];

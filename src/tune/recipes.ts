@@ -406,13 +406,41 @@ const V3_IN_V4: readonly Recipe[] = RECIPES.map((recipe) =>
  */
 const V4: readonly Recipe[] = [...V3_IN_V4, ...APP_CALL_RECIPES, ...COMPLETION_RECIPES];
 
+const V5: readonly Recipe[] = [...V4, ...OWN_FORM_RECIPES];
+
 export const RECIPE_SETS = {
   v3: RECIPES,
   v4: V4,
-  v5: [...V4, ...OWN_FORM_RECIPES],
+  v5: V5,
+  v6: V5,
 } as const satisfies Record<string, readonly Recipe[]>;
 
 export type RecipeSetName = keyof typeof RECIPE_SETS;
+
+/**
+ * How a set trains the first turns the router forces to a call (see
+ * `ForcedTurnTraining`). v3 to v5 put the call prefix in the context, as the
+ * backend does, and drop examples that answer such a turn in words: the
+ * grammar would not let the model write them. v6 draws v5's recipes and
+ * trains those turns as free ones: the call prefix is learned where a call
+ * is right, and an answer in words where it is not (a near miss the router
+ * mistook for a request), which is the lead a forced-call floor reads.
+ */
+export const RECIPE_SET_FORCED_TURNS: Record<RecipeSetName, ForcedTurnTraining> = {
+  v3: "prefix-in-context",
+  v4: "prefix-in-context",
+  v5: "prefix-in-context",
+  v6: "trained",
+};
+
+/**
+ * `prefix-in-context`: a router-forced turn is rendered as the backend plays
+ * it (the call prefix is context, not learned) and an example answering it
+ * in words is dropped. `trained`: it is rendered as a free turn, so the
+ * model learns whether to open a call there, and an answer in words is kept.
+ * A turn the loop forces (recovery) is always rendered as it is played.
+ */
+export type ForcedTurnTraining = "prefix-in-context" | "trained";
 
 export const RECIPE_SET_NAMES = Object.keys(RECIPE_SETS) as RecipeSetName[];
 

@@ -5,6 +5,7 @@ import { normalizeToolSpecs } from "../model/json-schema.js";
 import { toFunctions } from "../model/llama-chat-model.js";
 import type { GenerateRequest } from "../model/types.js";
 import type { ScriptedReply } from "../testing/scripted-model.js";
+import type { ForcedTurnTraining } from "./recipes.js";
 
 /**
  * One training sequence: a model turn's prompt exactly as the inference code
@@ -58,12 +59,18 @@ export class TrainingRenderer {
     return this.model.detokenize(tokens, true);
   }
 
-  render(turn: TurnToRender): RenderedSequence {
+  /**
+   * `forcedTurns: "trained"` renders a turn the router forced (`routedChoice`)
+   * as a free one: the same prompt (a forced call only adds its prefix), with
+   * the call prefix, or an answer in words, learned.
+   */
+  render(turn: TurnToRender, options: { forcedTurns?: ForcedTurnTraining } = {}): RenderedSequence {
     const { request, reply } = turn;
     const tools = normalizeToolSpecs(request.tools ?? []);
     const documented = tools.length > 0 ? toFunctions(tools) : undefined;
     const toolChoice = tools.length === 0 ? "none" : (request.toolChoice ?? "auto");
-    const forceCall = toolChoice === "required" || typeof toolChoice === "object";
+    const trainedAsFree = options.forcedTurns === "trained" && request.routedChoice === true;
+    const forceCall = (toolChoice === "required" || typeof toolChoice === "object") && !trainedAsFree;
     const wrapper = this.format.createWrapper({ thinking: false, forceCall, documented });
     // As the backend renders a prompt (LlamaChatModel.renderPrompt), from the same helpers.
     const history = withOpenModelTurn(toLlamaHistory(request.messages, new Map(), historyOptionsFor(this.format.name)));

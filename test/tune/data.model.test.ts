@@ -197,6 +197,42 @@ describe("botpsy tune data", () => {
     }
   });
 
+  it("trains the router's forced turns where the set says so: the call prefix learned, an answer in words kept", async () => {
+    // "Set an alarm" makes the router force a call, where only a question back is right; "find a recipe for …" is served by its call.
+    const recipes = [findRecipe("missing-detail")!, findRecipe("find-recipe")!];
+    const played = await buildTrainingSet({ count: 16, seed: 7, renderer, index, tokenizer, recipes });
+    const trained = await buildTrainingSet({ count: 16, seed: 7, renderer, index, tokenizer, recipes, forcedTurns: "trained" });
+    const forced = (example: { toolChoices: unknown[] }): boolean => example.toolChoices[0] === "required" || typeof example.toolChoices[0] === "object";
+
+    // As played, a forced turn can only be a call: the answers in words the router would not allow are dropped.
+    expect(played.dropped["router-conflict"]).toBeGreaterThan(0);
+    expect(played.examples.filter((example) => forced(example) && !example.sequences[0]!.writesCall)).toEqual([]);
+    const keptInWords = trained.examples.filter((example) => forced(example) && !example.sequences[0]!.writesCall);
+    expect(keptInWords.length).toBeGreaterThan(0);
+    for (const example of keptInWords) {
+      expect(example.kind).toBe("clarification");
+      const sequence = example.sequences[0]!;
+      expect(sequence.completion).toContain(example.messages[example.messages.length - 1]!.content);
+      expect(sequence.prompt.endsWith("<|im_start|>assistant\n")).toBe(true);
+    }
+
+    // A forced call: as played, its prefix is context; trained, it is the first thing learned, after the same prompt.
+    const callsPlayed = new Map(played.examples.filter((example) => forced(example) && example.sequences[0]!.writesCall).map((example) => [example.request, example.sequences[0]!]));
+    const pairs = trained.examples
+      .filter((example) => forced(example) && example.sequences[0]!.writesCall && callsPlayed.has(example.request))
+      .map((example) => [callsPlayed.get(example.request)!, example.sequences[0]!] as const);
+    expect(pairs.length).toBeGreaterThan(0);
+    for (const [asPlayed, asTrained] of pairs) {
+      expect(asPlayed.completion.startsWith("<tool_call>")).toBe(false);
+      expect(asPlayed.prompt.startsWith(asTrained.prompt)).toBe(true);
+      const prefix = asPlayed.prompt.slice(asTrained.prompt.length);
+      expect(prefix.startsWith("<tool_call>")).toBe(true);
+      expect(asTrained.completion.startsWith(prefix)).toBe(true);
+      expect(asTrained.completionStart).toBeLessThan(asPlayed.completionStart);
+      expect(asTrained.tokens.slice(0, asTrained.completionStart)).toEqual(asPlayed.tokens.slice(0, asTrained.completionStart));
+    }
+  });
+
   it("renders each turn's prompt as the llama.cpp backend does: the same token count, the same text", async () => {
     const model = await LlamaChatModel.load({ modelPath, threads: 1, maxConversations: 1, contextSize: 2048, chatFormat: "prompted" });
     try {

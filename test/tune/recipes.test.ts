@@ -3,7 +3,7 @@ import { builtInApps } from "../../src/apps/registry.js";
 import { APP_CALL_RECIPES, COMPLETION_RECIPES } from "../../src/tune/app-call-recipes.js";
 import { drawsPerRound } from "../../src/tune/data.js";
 import { SeededRandom } from "../../src/tune/random.js";
-import { findRecipe, isRecipeSetName, RECIPE_SET_NAMES, RECIPE_SETS, RECIPES, type Recipe, type RecipeClock } from "../../src/tune/recipes.js";
+import { findRecipe, isRecipeSetName, RECIPE_SET_FORCED_TURNS, RECIPE_SET_NAMES, RECIPE_SETS, RECIPES, type Recipe, type RecipeClock } from "../../src/tune/recipes.js";
 
 const clock: RecipeClock = { today: "2027-04-01", plusDays: (days) => `2027-04-${String(1 + days).padStart(2, "0")}`, weekday: () => "Thursday" };
 
@@ -89,12 +89,16 @@ describe("recipe sets", () => {
     expect(RECIPE_SETS.v4.slice(RECIPES.length).map((recipe) => recipe.id)).toEqual([...APP_CALL_RECIPES, ...COMPLETION_RECIPES].map((recipe) => recipe.id));
     const ids = RECIPE_SETS.v4.map((recipe) => recipe.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(RECIPE_SET_NAMES).toEqual(["v3", "v4", "v5"]);
+    expect(RECIPE_SET_NAMES).toEqual(["v3", "v4", "v5", "v6"]);
     expect(isRecipeSetName("v4")).toBe(true);
     expect(isRecipeSetName("v5")).toBe(true);
-    expect(isRecipeSetName("v6")).toBe(false);
+    expect(isRecipeSetName("v6")).toBe(true);
+    expect(isRecipeSetName("v7")).toBe(false);
     // v5 is v4 and the own-form recipes after it, so v4's draws come first, unchanged.
     expect(RECIPE_SETS.v5.slice(0, RECIPE_SETS.v4.length)).toEqual(RECIPE_SETS.v4);
+    // v6 draws v5's recipes and differs only in how it trains the router's forced turns.
+    expect(RECIPE_SETS.v6).toBe(RECIPE_SETS.v5);
+    expect(RECIPE_SET_NAMES.map((name) => RECIPE_SET_FORCED_TURNS[name])).toEqual(["prefix-in-context", "prefix-in-context", "prefix-in-context", "trained"]);
     expect(isRecipeSetName("toString")).toBe(false);
   });
 
