@@ -17,12 +17,12 @@ describe("botpsy tune data --recipes", () => {
     const data = program.commands.find((command) => command.name() === "tune")!.commands.find((command) => command.name() === "data")!;
     const option = data.options.find((candidate) => candidate.long === "--recipes")!;
     expect(option.defaultValue).toBe("v3");
-    expect(option.description).toContain("v3 or v4");
+    expect(option.description).toContain("v3 or v4 or v5 or v6");
   });
 
   it("refuses an unknown set before it loads a model, naming the sets there are", async () => {
-    const refusal = botpsyTune(["data", "--recipes", "v6", "--count", "1"]);
+    const refusal = botpsyTune(["data", "--recipes", "v9", "--count", "1"]);
     await expect(refusal).rejects.toBeInstanceOf(InvalidInputError);
-    await expect(refusal).rejects.toMatchObject({ code: "invalid_option", message: "--recipes v6 is not a recipe set: choose one of v3, v4, v5." });
+    await expect(refusal).rejects.toMatchObject({ code: "invalid_option", message: "--recipes v9 is not a recipe set: choose one of v3, v4, v5, v6." });
   });
 });
