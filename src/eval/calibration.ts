@@ -115,22 +115,40 @@ function separation(higher: readonly number[], lower: readonly number[]): number
   return Math.round((wins / (higher.length * lower.length)) * 1000) / 1000;
 }
 
-/** Reads a results file and weighs it, refusing a run whose own bias or floor hides what calibration needs. */
-export function calibrateFile(path: string): Calibration & { modelId: string } {
-  const lines = readResults(path);
-  const runs = runRecords(lines);
-  const modelId = runs.at(-1)?.settings.model.id ?? "unknown";
-  for (const run of runs) {
-    const id = run.settings.model.id;
-    if (/\+call-bias:|\+call-floor:/.test(id)) {
-      throw new InvalidInputError(
-        `${path} was run as ${id}: calibration needs a run at call bias 0 with no forced-call floor (add --call-bias 0 --forced-call-floor none to eval run).`,
-      );
-    }
-  }
+/**
+ * Reads results files and weighs their cases together (a suite run in parts,
+ * or BFCL's categories run one at a time), refusing a run whose own bias or
+ * floor hides what calibration needs, and files of different models.
+ */
+export function calibrateFiles(paths: readonly string[]): Calibration & { modelId: string } {
+  if (paths.length === 0) throw new InvalidInputError("Give at least one results file to calibrate.");
   // The latest result of each case (a resumed file holds each once; a rerun case counts as it last ran).
-  const latest = new Map(caseResults(lines).map((result) => [result.caseId, result]));
-  return { ...calibrate([...latest.values()]), modelId };
+  const latest = new Map<string, CaseResult>();
+  let modelId: string | undefined;
+  let modelFile = "";
+  for (const path of paths) {
+    const lines = readResults(path);
+    for (const run of runRecords(lines)) {
+      const id = run.settings.model.id;
+      if (/\+call-bias:|\+call-floor:/.test(id)) {
+        throw new InvalidInputError(
+          `${path} was run as ${id}: calibration needs a run at call bias 0 with no forced-call floor (add --call-bias 0 --forced-call-floor none to eval run).`,
+        );
+      }
+      if (modelId !== undefined && id !== modelId) {
+        throw new InvalidInputError(`${path} was run as ${id} and ${modelFile} as ${modelId}: calibrate one model's runs at a time.`);
+      }
+      modelId ??= id;
+      modelFile ||= path;
+    }
+    for (const result of caseResults(lines)) latest.set(`${result.suite}\u0000${result.caseId}`, result);
+  }
+  return { ...calibrate([...latest.values()]), modelId: modelId ?? "unknown" };
+}
+
+/** `calibrateFiles` of one file. */
+export function calibrateFile(path: string): Calibration & { modelId: string } {
+  return calibrateFiles([path]);
 }
 
 /** The grid as a text table: rows are call biases, columns floors; the best cell is starred. */

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { calibrate, calibrateFile, formatCalibration, successAt } from "../../src/eval/calibration.js";
+import { calibrate, calibrateFile, calibrateFiles, formatCalibration, successAt } from "../../src/eval/calibration.js";
 import type { FirstTurnRecord } from "../../src/eval/first-turn.js";
 import type { CaseResult, RunRecord } from "../../src/eval/results.js";
 import { parseForcedCallFloor } from "../../src/model/shipped-adapter.js";
@@ -99,6 +99,18 @@ describe("calibration: call biases and forced-call floors weighed from the recor
     const biased = join(directory, "biased.jsonl");
     writeFileSync(biased, [run("m+lora:a+call-bias:-3"), ...cases].map((line) => JSON.stringify(line)).join("\n") + "\n");
     expect(() => calibrateFile(biased)).toThrow(/--call-bias 0 --forced-call-floor none/);
+
+    // Parts of one model's runs are weighed together; a case run in two files counts once, as it last ran.
+    const part = join(directory, "part.jsonl");
+    const more = [result("served-2", false, true, { choice: "named", callMargin: margin(2) }), result("near-miss", true, true, { choice: "named", callMargin: margin(-1) })];
+    writeFileSync(part, [run("m+lora:a"), ...more].map((line) => JSON.stringify(line)).join("\n") + "\n");
+    const together = calibrateFiles([good, part]);
+    expect(together).toMatchObject({ modelId: "m+lora:a", cases: 3, callCases: 2, abstentionCases: 1 });
+    expect(together.forcedSeparation).toMatchObject({ calls: 2, abstentions: 1, auc: 1 });
+    const other = join(directory, "other.jsonl");
+    writeFileSync(other, [run("m+lora:b"), ...more].map((line) => JSON.stringify(line)).join("\n") + "\n");
+    expect(() => calibrateFiles([good, other])).toThrow(/calibrate one model's runs at a time/);
+    expect(() => calibrateFiles([])).toThrow(/at least one results file/);
   });
 
   it("reads --forced-call-floor none as no floor, whatever an adapter records", () => {

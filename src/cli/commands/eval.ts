@@ -19,7 +19,7 @@ import { INJECTION_SUITE, isInjectionSuite, resolveScenarioSuite } from "../../e
 import { CALL_BIAS_OPTION_DESCRIPTION, isNoAdapter, LORA_OPTION_DESCRIPTION, NO_ADAPTER, parseCallBias, parseForcedCallFloor, FORCED_CALL_FLOOR_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
 import type { ChatModel } from "../../model/types.js";
 import { loadLocatedModel, locateModel } from "../../runtime.js";
-import { calibrateFile, formatCalibration } from "../../eval/calibration.js";
+import { calibrateFiles, formatCalibration } from "../../eval/calibration.js";
 import { botpsyVersion } from "../../version.js";
 
 interface RunCommandOptions {
@@ -294,13 +294,13 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
       process.stdout.write(`Wrote ${written.html} and ${written.markdown} (${written.series.length} run(s)).\n`);
     });
   evaluation
-    .command("calibrate <results>")
+    .command("calibrate <results...>")
     .description(
-      "Weigh call biases and forced-call floors on a results file from the call margins its cases recorded (a run at --call-bias 0 --forced-call-floor none, on a dev split), without running the model again",
+      "Weigh call biases and forced-call floors on results files from the call margins their cases recorded (runs of one model at --call-bias 0 --forced-call-floor none, on a dev split; several files are weighed together), without running the model again",
     )
     .option("--json", "print the grid and the best cell as JSON")
-    .action((results: string, options: { json?: boolean }) => {
-      const calibration = calibrateFile(resolve(results));
+    .action((results: string[], options: { json?: boolean }) => {
+      const calibration = calibrateFiles(results.map((path) => resolve(path)));
       process.stdout.write(options.json === true ? `${JSON.stringify(calibration)}\n` : `${formatCalibration(calibration)}\n`);
     });
   evaluation
