@@ -12,7 +12,7 @@ import { toolSpec, type Tool } from "../tools/tool.js";
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
 import { EvaluationIndex, OVERLAP_NGRAM, type OverlapFinding } from "./disjointness.js";
 import { SeededRandom } from "./random.js";
-import { isRecipeSetName, RECIPE_SET_FORCED_TURNS, RECIPE_SET_NAMES, RECIPE_SETS, type ExampleKind, type ForcedTurnTraining, type ObservedResult, type Recipe, type RecipeClock, type RecipeSetName } from "./recipes.js";
+import { isRecipeSetName, RECIPE_SET_FORCED_TURNS, RECIPE_SET_NAMES, RECIPE_SETS, trainedAsFreeTurn, type ExampleKind, type ForcedTurnTraining, type ObservedResult, type Recipe, type RecipeClock, type RecipeSetName } from "./recipes.js";
 import type { RenderedSequence, TrainingRenderer } from "./render.js";
 
 /** One line of the training file. */
@@ -194,7 +194,7 @@ async function buildExample(
           const choice = request.toolChoice;
           if (typeof choice === "object" && (reply.toolCalls ?? []).some((call) => call.name !== choice.name)) conflict ??= "router-conflict";
           // An answer in words to the router's forced guess is what a forced-call floor lets through: kept where the set trains those turns.
-          const releasable = options.forcedTurns === "trained" && request.routedChoice === true;
+          const releasable = trainedAsFreeTurn(request, options.forcedTurns);
           if ((choice === "required" || typeof choice === "object") && (reply.toolCalls ?? []).length === 0 && !releasable) conflict ??= "router-conflict";
           // A turn that could not happen at inference ends the run here.
           const played = conflict === undefined ? reply : { text: "Stopped." };

@@ -1,4 +1,5 @@
 import type { Profile } from "../apps/profile.js";
+import type { GenerateRequest } from "../model/types.js";
 import type { ScriptedReply } from "../testing/scripted-model.js";
 import type { Tool } from "../tools/tool.js";
 import type { SeededRandom } from "./random.js";
@@ -441,6 +442,11 @@ export const RECIPE_SET_FORCED_TURNS: Record<RecipeSetName, ForcedTurnTraining> 
  * A turn the loop forces (recovery) is always rendered as it is played.
  */
 export type ForcedTurnTraining = "prefix-in-context" | "trained";
+
+/** Whether a turn is trained as a free one under `forcedTurns`: the router's forced guess, where the set trains those turns. */
+export function trainedAsFreeTurn(request: Pick<GenerateRequest, "routedChoice">, forcedTurns: ForcedTurnTraining | undefined): boolean {
+  return forcedTurns === "trained" && request.routedChoice === true;
+}
 
 export const RECIPE_SET_NAMES = Object.keys(RECIPE_SETS) as RecipeSetName[];
 

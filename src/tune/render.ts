@@ -5,7 +5,7 @@ import { normalizeToolSpecs } from "../model/json-schema.js";
 import { toFunctions } from "../model/llama-chat-model.js";
 import type { GenerateRequest } from "../model/types.js";
 import type { ScriptedReply } from "../testing/scripted-model.js";
-import type { ForcedTurnTraining } from "./recipes.js";
+import { trainedAsFreeTurn, type ForcedTurnTraining } from "./recipes.js";
 
 /**
  * One training sequence: a model turn's prompt exactly as the inference code
@@ -69,8 +69,7 @@ export class TrainingRenderer {
     const tools = normalizeToolSpecs(request.tools ?? []);
     const documented = tools.length > 0 ? toFunctions(tools) : undefined;
     const toolChoice = tools.length === 0 ? "none" : (request.toolChoice ?? "auto");
-    const trainedAsFree = options.forcedTurns === "trained" && request.routedChoice === true;
-    const forceCall = (toolChoice === "required" || typeof toolChoice === "object") && !trainedAsFree;
+    const forceCall = (toolChoice === "required" || typeof toolChoice === "object") && !trainedAsFreeTurn(request, options.forcedTurns);
     const wrapper = this.format.createWrapper({ thinking: false, forceCall, documented });
     // As the backend renders a prompt (LlamaChatModel.renderPrompt), from the same helpers.
     const history = withOpenModelTurn(toLlamaHistory(request.messages, new Map(), historyOptionsFor(this.format.name)));
