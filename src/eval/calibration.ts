@@ -124,8 +124,7 @@ export function calibrateFiles(paths: readonly string[]): Calibration & { modelI
   if (paths.length === 0) throw new InvalidInputError("Give at least one results file to calibrate.");
   // The latest result of each case (a resumed file holds each once; a rerun case counts as it last ran).
   const latest = new Map<string, CaseResult>();
-  let modelId: string | undefined;
-  let modelFile = "";
+  let model: { id: string; file: string } | undefined;
   for (const path of paths) {
     const lines = readResults(path);
     for (const run of runRecords(lines)) {
@@ -135,20 +134,14 @@ export function calibrateFiles(paths: readonly string[]): Calibration & { modelI
           `${path} was run as ${id}: calibration needs a run at call bias 0 with no forced-call floor (add --call-bias 0 --forced-call-floor none to eval run).`,
         );
       }
-      if (modelId !== undefined && id !== modelId) {
-        throw new InvalidInputError(`${path} was run as ${id} and ${modelFile} as ${modelId}: calibrate one model's runs at a time.`);
+      if (model !== undefined && id !== model.id) {
+        throw new InvalidInputError(`${path} was run as ${id} and ${model.file} as ${model.id}: calibrate one model's runs at a time.`);
       }
-      modelId ??= id;
-      modelFile ||= path;
+      model ??= { id, file: path };
     }
     for (const result of caseResults(lines)) latest.set(`${result.suite}\u0000${result.caseId}`, result);
   }
-  return { ...calibrate([...latest.values()]), modelId: modelId ?? "unknown" };
-}
-
-/** `calibrateFiles` of one file. */
-export function calibrateFile(path: string): Calibration & { modelId: string } {
-  return calibrateFiles([path]);
+  return { ...calibrate([...latest.values()]), modelId: model?.id ?? "unknown" };
 }
 
 /** The grid as a text table: rows are call biases, columns floors; the best cell is starred. */

@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { calibrate, calibrateFile, calibrateFiles, formatCalibration, successAt } from "../../src/eval/calibration.js";
+import { calibrate, calibrateFiles, formatCalibration, successAt } from "../../src/eval/calibration.js";
 import type { FirstTurnRecord } from "../../src/eval/first-turn.js";
 import type { CaseResult, RunRecord } from "../../src/eval/results.js";
 import { parseForcedCallFloor } from "../../src/model/shipped-adapter.js";
@@ -89,7 +89,7 @@ describe("calibration: call biases and forced-call floors weighed from the recor
     const cases = [result("served", false, true, { choice: "named", callMargin: margin(1) }), result("near-miss", true, false, { choice: "named", callMargin: margin(0.2) })];
     const good = join(directory, "good.jsonl");
     writeFileSync(good, [run("m+lora:a"), ...cases].map((line) => JSON.stringify(line)).join("\n") + "\n");
-    const calibration = calibrateFile(good);
+    const calibration = calibrateFiles([good]);
     expect(calibration.best).toMatchObject({ callBias: 0, forcedCallFloor: 0.25, successes: 2 });
     const text = formatCalibration(calibration);
     expect(text).toContain("m+lora:a: 2 cases");
@@ -98,7 +98,7 @@ describe("calibration: call biases and forced-call floors weighed from the recor
     expect(text).toContain("separates the 1 call cases from the 1 abstention cases with AUC 1");
     const biased = join(directory, "biased.jsonl");
     writeFileSync(biased, [run("m+lora:a+call-bias:-3"), ...cases].map((line) => JSON.stringify(line)).join("\n") + "\n");
-    expect(() => calibrateFile(biased)).toThrow(/--call-bias 0 --forced-call-floor none/);
+    expect(() => calibrateFiles([biased])).toThrow(/--call-bias 0 --forced-call-floor none/);
 
     // Parts of one model's runs are weighed together; a case run in two files counts once, as it last ran.
     const part = join(directory, "part.jsonl");
