@@ -98,8 +98,10 @@ function relates(parameterTerm: string, requestTerms: ReadonlySet<string>): bool
  * A parameter relates to the request when a word of its name or description
  * (examples included) is a word of the request, leaving out the words of the
  * tool's own name: "A name for the alarm" must not keep `label` of
- * `set_alarm` for every request that says "alarm". (The tool's description
- * is not left out: it often lists its parameters' words, "turn it on or off".)
+ * `set_alarm` for every request that says "alarm"; and the words naming its
+ * other parameters: "The units the radius is in" must not keep `units` for
+ * every request that gives a radius. (The tool's description is not left
+ * out: it often lists its parameters' words, "turn it on or off".)
  */
 export function pruneToolArguments(spec: ToolSpec, request: string | RequestShape): ToolSpec {
   const parameters = spec.parameters;
@@ -108,10 +110,11 @@ export function pruneToolArguments(spec: ToolSpec, request: string | RequestShap
   const required = new Set(Array.isArray(parameters.required) ? parameters.required.filter((name): name is string => typeof name === "string") : []);
   const shape = typeof request === "string" ? requestShape(request) : request;
   const toolTerms = termsOf(spec.name);
+  const names = Object.keys(properties as Record<string, unknown>);
   const kept: Record<string, unknown> = {};
   let removed = false;
   for (const [name, schema] of Object.entries(properties as Record<string, unknown>)) {
-    if (required.has(name) || parameterRelates(name, schema, toolTerms, shape)) kept[name] = schema;
+    if (required.has(name) || parameterRelates(name, schema, toolTerms, otherParameterTerms(name, names), shape)) kept[name] = schema;
     else removed = true;
   }
   if (!removed) return spec;
@@ -146,7 +149,23 @@ export function requestShape(request: string): RequestShape {
   return { terms: termsOf(request), hasNumber: /\d/.test(request), hasMoment: TIME_WORDS.test(request) };
 }
 
-function parameterRelates(name: string, schema: unknown, toolTerms: ReadonlySet<string>, shape: RequestShape): boolean {
+/**
+ * The words naming the tool's other parameters, less this one's own: a
+ * description that names another parameter says how the two go together
+ * ("The unit the radius is measured in"), not that a request for that other
+ * value asks for this one too. They relate only the parameter they name.
+ */
+function otherParameterTerms(name: string, names: readonly string[]): Set<string> {
+  const own = termsOf(name);
+  const others = new Set<string>();
+  for (const other of names) {
+    if (other === name) continue;
+    for (const term of termsOf(other)) if (!own.has(term)) others.add(term);
+  }
+  return others;
+}
+
+function parameterRelates(name: string, schema: unknown, toolTerms: ReadonlySet<string>, otherTerms: ReadonlySet<string>, shape: RequestShape): boolean {
   const parts = [name];
   if (typeof schema === "object" && schema !== null) {
     const description = (schema as { description?: unknown }).description;
@@ -165,7 +184,7 @@ function parameterRelates(name: string, schema: unknown, toolTerms: ReadonlySet<
   const lastWord = splitWords(name).at(-1)?.toLowerCase() ?? "";
   if (shape.hasMoment && TIME_PARAMETER_TERMS.has(lastWord)) return true;
   for (const term of parameterTerms) {
-    if (toolTerms.has(term) || DESCRIPTION_FILLER.has(term)) continue;
+    if (toolTerms.has(term) || otherTerms.has(term) || DESCRIPTION_FILLER.has(term)) continue;
     if (relates(term, shape.terms)) return true;
   }
   return false;

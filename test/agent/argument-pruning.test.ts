@@ -69,6 +69,28 @@ describe("pruneToolArguments", () => {
     expect(parameterNames(pruneToolArguments(listEmails, "what did I send, in the sent folder"))).toEqual(["folder"]);
   });
 
+  it("does not keep a parameter for the words naming the tool's other parameters", () => {
+    const circleArea: ToolSpec = {
+      name: "circle_area",
+      description: "The area of a circle.",
+      parameters: {
+        type: "object",
+        properties: {
+          radius: { type: "number", description: "The radius of the circle." },
+          units: { type: "string", description: "The units the radius is measured in. Default is meters." },
+          radius_unit: { type: "string", description: "What the radius is given in, if not the units." },
+        },
+        required: ["radius"],
+      },
+    };
+    // "radius" names another parameter: it says what `units` goes with, not that the request asks for units.
+    expect(parameterNames(pruneToolArguments(circleArea, "What is the area of a circle with a radius of ten?"))).toEqual(["radius", "radius_unit"]);
+    // A word of its own description that is no other parameter's name still keeps it.
+    expect(parameterNames(pruneToolArguments(circleArea, "the area of a circle with a radius of 10 meters"))).toEqual(["radius", "units", "radius_unit"]);
+    // A word of its own name keeps it, even when another parameter's name has it too.
+    expect(parameterNames(pruneToolArguments(circleArea, "the area for a radius of 4"))).toEqual(["radius", "radius_unit"]);
+  });
+
   it("keeps a parameter that takes a time or a number the request carries without naming it", () => {
     expect(parameterNames(pruneToolArguments(changeAlarm, "move my gym alarm to 8"))).toEqual(["alarm", "time"]);
     expect(parameterNames(pruneToolArguments(changeAlarm, "change the alarm"))).toEqual(["alarm"]);
