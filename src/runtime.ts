@@ -8,7 +8,7 @@ import { adapterForLoad, tunedModelId } from "./model/shipped-adapter.js";
 import type { ChatFormatName } from "./model/chat-format.js";
 import { LlamaChatModel } from "./model/llama-chat-model.js";
 import { bestPresentModel, ensureModelFile, type ModelLocationOptions } from "./model/resolve.js";
-import type { ChatModel } from "./model/types.js";
+import type { ChatModel, OptionalArguments } from "./model/types.js";
 import { createSafetyLayer, type SafetyLayer, type SafetyLayerOptions } from "./policy/safety.js";
 import type { PermissionGate } from "./policy/types.js";
 import { RISKS, type Risk, type Tool } from "./tools/tool.js";
@@ -43,6 +43,8 @@ export interface ModelReference {
   callBias?: number;
   /** The floor of forced calls (`LlamaChatModelOptions.forcedCallFloor`); null for none. Default: the adapter's recorded one, else none. */
   forcedCallFloor?: number | null;
+  /** Who decides which optional parameters a call writes (`LlamaChatModelOptions.optionalArguments`). Default "written". */
+  optionalArguments?: OptionalArguments;
 }
 
 /** Where a model reference points: the file, and the id results and reports name it by. */
@@ -81,12 +83,13 @@ export async function locateModel(reference: Pick<ModelReference, "name" | "prog
 /** Load a located model on llama.cpp, with the adapter asked for or, by default, the one botpsy ships for it. The model's id names the adapter. */
 export async function loadLocatedModel(
   located: LocatedModel,
-  reference: Pick<ModelReference, "threads" | "maxConversations" | "lora" | "callBias" | "forcedCallFloor"> & { baseSha256?: string } = {},
+  reference: Pick<ModelReference, "threads" | "maxConversations" | "lora" | "callBias" | "forcedCallFloor" | "optionalArguments"> & { baseSha256?: string } = {},
 ): Promise<LlamaChatModel> {
   const { lora, callBias, forcedCallFloor } = await adapterForLoad(reference, located.entry, located.path, reference.baseSha256);
   return LlamaChatModel.load({
     modelPath: located.path,
-    id: tunedModelId(located.id, lora, callBias, forcedCallFloor),
+    id: tunedModelId(located.id, lora, callBias, forcedCallFloor, reference.optionalArguments),
+    ...(reference.optionalArguments !== undefined ? { optionalArguments: reference.optionalArguments } : {}),
     ...(callBias !== 0 ? { callBias } : {}),
     ...(forcedCallFloor !== undefined ? { forcedCallFloor } : {}),
     ...(located.chatFormat !== undefined ? { chatFormat: located.chatFormat } : {}),

@@ -349,6 +349,37 @@ export function callableParameters(schema: JsonSchema, maxStringLength = 0): Jso
   return maxStringLength > 0 ? limitFreeStrings(enumerated, maxStringLength) : enumerated;
 }
 
+/** The most optional parameters a call grammar offers to leave out, one by one: each one doubles the grammar's alternatives. */
+export const MAX_CHOSEN_OPTIONAL_PARAMETERS = 4;
+
+/**
+ * A call grammar's parameters where the model chooses which optional ones
+ * to write. llama.cpp's JSON grammar (node-llama-cpp's) writes every property
+ * an object schema lists, so left alone the model must fill each optional
+ * parameter it is shown; here the object becomes one alternative per subset
+ * of its optional parameters (required ones always, the schema's order
+ * kept), and after each value the model's own lean between `,` and `}`
+ * decides whether it goes on. Objects with more than
+ * `MAX_CHOSEN_OPTIONAL_PARAMETERS` optional parameters, or none, are left as
+ * they are; only the top level is changed.
+ */
+export function withChosenOptionalParameters(schema: JsonSchema): JsonSchema {
+  const properties = schema.properties;
+  if (!isRecord(properties)) return schema;
+  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === "string") : []);
+  const names = Object.keys(properties);
+  const optional = names.filter((name) => !required.has(name));
+  if (optional.length === 0 || optional.length > MAX_CHOSEN_OPTIONAL_PARAMETERS) return schema;
+  const { properties: _properties, required: _required, ...rest } = schema;
+  const alternatives: JsonSchema[] = [];
+  for (let mask = 0; mask < 2 ** optional.length; mask++) {
+    const chosen = new Set(optional.filter((_, index) => (mask & (1 << index)) !== 0));
+    const kept = names.filter((name) => required.has(name) || chosen.has(name));
+    alternatives.push({ ...rest, type: "object", properties: Object.fromEntries(kept.map((name) => [name, properties[name]])), required: kept });
+  }
+  return { oneOf: alternatives };
+}
+
 function anyValueSchema(): JsonSchema {
   return {
     oneOf: [

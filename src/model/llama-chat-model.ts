@@ -32,7 +32,7 @@ import { Qwen35Generator } from "./qwen35-generation.js";
 import { ContextOverflowError, ModelFileCorruptError, ModelFileMissingError, UnsupportedArchitectureError } from "./errors.js";
 import { createGeneration, generationTimings } from "./generation.js";
 import { historyOptionsFor, toLlamaHistory, withOpenModelTurn } from "./history.js";
-import { callableParameters, documentedParameters, normalizeToolSpecs, trimSwallowedCallClose } from "./json-schema.js";
+import { callableParameters, documentedParameters, normalizeToolSpecs, trimSwallowedCallClose, withChosenOptionalParameters } from "./json-schema.js";
 import { isUsableCallBias, isUsableForcedCallFloor } from "./lora-adapter.js";
 import {
   belowCallFloor,
@@ -41,7 +41,9 @@ import {
   type GenerateRequest,
   type GenerateResult,
   type Generation,
+  type JsonSchema,
   type ModelEvent,
+  type OptionalArguments,
   type StopReason,
   type ToolCall,
   type ToolSpec,
@@ -83,6 +85,14 @@ export interface LlamaChatModelOptions {
    * out of tokens, and the call is lost.
    */
   maxStringArgumentLength?: number;
+  /**
+   * Who decides which optional parameters a call writes. "written" (the
+   * default): every parameter the call's tool form lists (argument pruning
+   * has already left out those the request has no word for). "chosen": the
+   * grammar lets the model leave each one out, and its own lean between
+   * going on and closing the call decides (`withChosenOptionalParameters`).
+   */
+  optionalArguments?: OptionalArguments;
   /** A LoRA adapter (GGUF) applied on top of the model; check its base first (`verifyAdapterBase`). */
   lora?: string;
   /**
@@ -211,6 +221,8 @@ export class LlamaChatModel implements ChatModel {
     readonly callBias = 0,
     /** See `LlamaChatModelOptions.forcedCallFloor`. */
     readonly forcedCallFloor: number | undefined = undefined,
+    /** See `LlamaChatModelOptions.optionalArguments`. */
+    readonly optionalArguments: OptionalArguments = "written",
   ) {
     this.id = id;
     this.dryRepeatPenalty = repetitionGuard ? DRY_REPEAT_PENALTY : undefined;
@@ -268,6 +280,7 @@ export class LlamaChatModel implements ChatModel {
         options.maxStringArgumentLength ?? 160,
         checkedCallBias(options.callBias),
         checkedForcedCallFloor(options.forcedCallFloor),
+        options.optionalArguments ?? "written",
       );
     } catch (error) {
       await context.dispose();
@@ -317,7 +330,7 @@ export class LlamaChatModel implements ChatModel {
     const thinking = this.format.supportsThinking && (request.thinking ?? "off") !== "off";
     if (this.dialect !== undefined) return this.dialect.tokenizePrompt(this.dialect.render(request.messages, tools, thinking));
     const chatWrapper = this.format.createWrapper({ thinking, forceCall: false, documented: tools.length > 0 ? toFunctions(tools) : undefined });
-    return this.renderPrompt(chatWrapper, toLlamaHistory(request.messages, this.rawCalls, historyOptionsFor(this.format.name)), tools.length > 0 ? toFunctions(tools, { maxStringLength: this.maxStringArgumentLength }) : undefined, false);
+    return this.renderPrompt(chatWrapper, toLlamaHistory(request.messages, this.rawCalls, historyOptionsFor(this.format.name)), tools.length > 0 ? toFunctions(tools, { maxStringLength: this.maxStringArgumentLength, optionalArguments: this.optionalArguments }) : undefined, false);
   }
 
   /** Tokens of a text under this model's tokenizer (for budgets and tests). */
@@ -364,7 +377,7 @@ export class LlamaChatModel implements ChatModel {
     // The tool list stays in the prompt whatever the choice, so that the
     // prompt, and with it the cached context, is the same from turn to turn.
     const documented = tools.length > 0 ? toFunctions(tools) : undefined;
-    let functions = allowed.length > 0 ? toFunctions(allowed, { maxStringLength: this.maxStringArgumentLength }) : undefined;
+    let functions = allowed.length > 0 ? toFunctions(allowed, { maxStringLength: this.maxStringArgumentLength, optionalArguments: this.optionalArguments }) : undefined;
 
     if (this.dialect !== undefined) {
       const slot = this.slotFor(request.conversationId ?? ANONYMOUS_CONVERSATION);
@@ -689,7 +702,7 @@ export class LlamaChatModel implements ChatModel {
  * as the call grammar enforces them (bounded integers listed, free strings
  * given a maximum length).
  */
-export function toFunctions(tools: readonly ToolSpec[], grammar?: { maxStringLength: number }): ChatModelFunctions {
+export function toFunctions(tools: readonly ToolSpec[], grammar?: { maxStringLength: number; optionalArguments?: OptionalArguments }): ChatModelFunctions {
   const functions: Record<string, { description?: string; params?: GbnfJsonSchema }> = {};
   for (const tool of tools) {
     const properties = tool.parameters.properties;
@@ -699,11 +712,16 @@ export function toFunctions(tools: readonly ToolSpec[], grammar?: { maxStringLen
     functions[tool.name] = {
       description: tool.description,
       ...(hasParameters
-        ? { params: (grammar !== undefined ? callableParameters(tool.parameters, grammar.maxStringLength) : documentedParameters(tool.parameters)) as unknown as GbnfJsonSchema }
+        ? { params: (grammar !== undefined ? callableForm(tool.parameters, grammar) : documentedParameters(tool.parameters)) as unknown as GbnfJsonSchema }
         : {}),
     };
   }
   return functions;
+}
+
+function callableForm(parameters: JsonSchema, grammar: { maxStringLength: number; optionalArguments?: OptionalArguments }): JsonSchema {
+  const callable = callableParameters(parameters, grammar.maxStringLength);
+  return grammar.optionalArguments === "chosen" ? withChosenOptionalParameters(callable) : callable;
 }
 
 function commonPrefixLength(first: readonly Token[], second: readonly Token[]): number {

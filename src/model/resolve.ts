@@ -248,7 +248,7 @@ export async function loadLlamaModel(options: Extract<CreateChatModelOptions, { 
     ...(forcedCallFloor !== undefined ? { forcedCallFloor } : {}),
     modelPath: path,
     formatCacheFile: join(directory ?? modelsDirectory(), "chat-formats.json"),
-    id: baseId !== undefined ? tunedModelId(baseId, lora, callBias, forcedCallFloor) : undefined,
+    id: baseId !== undefined ? tunedModelId(baseId, lora, callBias, forcedCallFloor, rest.optionalArguments) : undefined,
     ...(chatFormat !== undefined && chatFormat !== "native" ? { chatFormat } : {}),
   });
 }

@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { BotpsyError, InvalidInputError } from "../errors.js";
 import { packageRoot } from "../version.js";
 import type { CatalogEntry } from "./catalog.js";
+import { OPTIONAL_ARGUMENTS, type OptionalArguments } from "./types.js";
 import { adapterName, isUsableCallBias, isUsableForcedCallFloor, recordedCallBias, recordedForcedCallFloor, sha256OfFile, verifyAdapterBase } from "./lora-adapter.js";
 
 /**
@@ -109,11 +110,24 @@ export async function adapterForLoad(
   };
 }
 
-/** The id of a model with an adapter applied, as results and reports name it. */
-export function tunedModelId(baseId: string, adapter: string | undefined, callBias = 0, forcedCallFloor?: number): string {
+/** The id of a model with an adapter applied, as results and reports name it (with the settings that change its calls when not the defaults). */
+export function tunedModelId(baseId: string, adapter: string | undefined, callBias = 0, forcedCallFloor?: number, optionalArguments: OptionalArguments = "written"): string {
   const tuned = adapter === undefined ? baseId : `${baseId}+lora:${adapterName(adapter)}`;
   const biased = callBias === 0 ? tuned : `${tuned}+call-bias:${callBias}`;
-  return forcedCallFloor === undefined ? biased : `${biased}+call-floor:${forcedCallFloor}`;
+  const floored = forcedCallFloor === undefined ? biased : `${biased}+call-floor:${forcedCallFloor}`;
+  return optionalArguments === "written" ? floored : `${floored}+optional-arguments:${optionalArguments}`;
+}
+
+export const OPTIONAL_ARGUMENTS_OPTION_DESCRIPTION =
+  "who decides which optional parameters a call writes: written (every one the request has a word for; the default) or chosen (the grammar lets the model leave each one out)";
+
+/** Reads an `--optional-arguments` value. */
+export function parseOptionalArguments(value: string): OptionalArguments {
+  const known = OPTIONAL_ARGUMENTS.find((name) => name === value);
+  if (known === undefined) {
+    throw new InvalidInputError(`--optional-arguments ${value} is not known: give written (every optional parameter the call's form keeps is written) or chosen (the model may leave each one out).`);
+  }
+  return known;
 }
 
 /** A shipped adapter file that is missing or not the one shipped. */

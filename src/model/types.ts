@@ -21,6 +21,10 @@ export type ChatMessage =
   | { role: "assistant"; content: string; thoughts?: string; toolCalls?: ToolCall[] }
   | { role: "tool"; toolCallId: string; name: string; content: string };
 
+/** Who decides which optional parameters a call writes: see `LlamaChatModelOptions.optionalArguments`. */
+export const OPTIONAL_ARGUMENTS = ["written", "chosen"] as const;
+export type OptionalArguments = (typeof OPTIONAL_ARGUMENTS)[number];
+
 export type ToolChoice = "auto" | "required" | "none" | { name: string };
 
 /** `off`: no reasoning segment; `on`: the model may think freely; `{ budget }`: at most that many thought tokens. */

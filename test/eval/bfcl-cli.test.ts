@@ -262,8 +262,16 @@ describe("botpsy eval run bfcl", () => {
     await expect(botpsyEval(["run", "bfcl", "--threads", "two", "--out", out], loader)).rejects.toThrow(/--threads must be a whole number/);
     await expect(botpsyEval(["run", "apps", "--categories", "simple_python", "--out", out], loader)).rejects.toThrow(/options of the bfcl suite/);
     await expect(botpsyEval(["run", "bfcl", "--categories", "data/bfcl-v4/BFCL_v4_nothing.json", "--out", out], loader)).rejects.toThrow(/does not exist: check the path/);
+    await expect(botpsyEval(["run", "bfcl", "--optional-arguments", "some", "--out", out], loader)).rejects.toThrow(/--optional-arguments some is not known: give written/);
     expect(requests).toEqual([]);
     expect(existsSync(out)).toBe(false);
+  });
+
+  it("hands --optional-arguments to the model loader, and nothing when it is not given", async () => {
+    const requests: EvalModelRequest[] = [];
+    await botpsyEval(["run", "bfcl", "--categories", "simple_python", "--limit", "1", "--optional-arguments", "chosen", "--out", join(directory, "chosen.jsonl")], groundTruthLoader(["simple_python"], requests));
+    await botpsyEval(["run", "bfcl", "--categories", "simple_python", "--limit", "1", "--out", join(directory, "default.jsonl")], groundTruthLoader(["simple_python"], requests));
+    expect(requests.map((request) => request.optionalArguments)).toEqual(["chosen", undefined]);
   });
 
   it("passes --parallel-calls to every model request and records it; auto leaves the model's default", async () => {

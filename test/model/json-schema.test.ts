@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { InvalidToolSchemaError } from "../../src/model/errors.js";
-import { callableParameters, documentedParameters, MAX_ENUMERATED_INTEGERS, normalizeToolSchema, normalizeToolSpecs, trimSwallowedCallClose } from "../../src/model/json-schema.js";
+import { callableParameters, documentedParameters, MAX_CHOSEN_OPTIONAL_PARAMETERS, MAX_ENUMERATED_INTEGERS, normalizeToolSchema, normalizeToolSpecs, trimSwallowedCallClose, withChosenOptionalParameters } from "../../src/model/json-schema.js";
 
 describe("normalizeToolSchema", () => {
   it("keeps types, enums, optional properties, nested objects and arrays, and drops what a grammar cannot enforce", () => {
@@ -177,5 +177,34 @@ describe("trimSwallowedCallClose", () => {
   it("leaves arguments without a swallowed close as they are", () => {
     const args = { text: "Meet at 10", tags: ["x"], n: null, ok: true };
     expect(trimSwallowedCallClose(args)).toEqual(args);
+  });
+});
+
+describe("withChosenOptionalParameters", () => {
+  const schema = {
+    type: "object",
+    properties: { a: { type: "string" }, b: { type: "integer" }, c: { type: "boolean" } },
+    required: ["b"],
+    additionalProperties: false,
+  };
+
+  it("offers every subset of the optional parameters, in the schema's order, the required ones always", () => {
+    const chosen = withChosenOptionalParameters(schema);
+    const alternatives = chosen.oneOf as { properties: Record<string, unknown>; required: string[]; additionalProperties: boolean }[];
+    expect(alternatives.map((alternative) => Object.keys(alternative.properties).join(","))).toEqual(["b", "a,b", "b,c", "a,b,c"]);
+    for (const alternative of alternatives) {
+      expect(alternative.required).toEqual(Object.keys(alternative.properties));
+      expect(alternative.additionalProperties).toBe(false);
+    }
+    expect(alternatives[3]!.properties.b).toEqual({ type: "integer" });
+  });
+
+  it("leaves a schema with no optional parameter, or more than the limit, as it is", () => {
+    const allRequired = { ...schema, required: ["a", "b", "c"] };
+    expect(withChosenOptionalParameters(allRequired)).toBe(allRequired);
+    const names = Array.from({ length: MAX_CHOSEN_OPTIONAL_PARAMETERS + 1 }, (_, index) => `p${index}`);
+    const many = { type: "object", properties: Object.fromEntries(names.map((name) => [name, { type: "string" }])) };
+    expect(withChosenOptionalParameters(many)).toBe(many);
+    expect(withChosenOptionalParameters({ type: "object" })).toEqual({ type: "object" });
   });
 });

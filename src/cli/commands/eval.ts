@@ -16,8 +16,8 @@ import { injectionSuiteCases } from "../../eval/injection/suites.js";
 import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDefenseSetting, type DefenseSetting } from "../../eval/injection/run.js";
 import { isScenarioSplit, SCENARIO_SPLITS, selectSuiteSplit, suiteHasSplits, type ScenarioSplit } from "../../eval/splits.js";
 import { INJECTION_SUITE, isInjectionSuite, resolveScenarioSuite } from "../../eval/suites.js";
-import { CALL_BIAS_OPTION_DESCRIPTION, isNoAdapter, LORA_OPTION_DESCRIPTION, NO_ADAPTER, parseCallBias, parseForcedCallFloor, FORCED_CALL_FLOOR_OPTION_DESCRIPTION } from "../../model/shipped-adapter.js";
-import type { ChatModel } from "../../model/types.js";
+import { CALL_BIAS_OPTION_DESCRIPTION, isNoAdapter, LORA_OPTION_DESCRIPTION, NO_ADAPTER, parseCallBias, parseForcedCallFloor, FORCED_CALL_FLOOR_OPTION_DESCRIPTION, OPTIONAL_ARGUMENTS_OPTION_DESCRIPTION, parseOptionalArguments } from "../../model/shipped-adapter.js";
+import type { ChatModel, OptionalArguments } from "../../model/types.js";
 import { loadLocatedModel, locateModel } from "../../runtime.js";
 import { calibrateFiles, formatCalibration } from "../../eval/calibration.js";
 import { botpsyVersion } from "../../version.js";
@@ -37,6 +37,7 @@ interface RunCommandOptions {
   lora?: string;
   callBias?: string;
   forcedCallFloor?: string;
+  optionalArguments?: string;
   parallelCalls: string;
   defenses?: string;
   split?: string;
@@ -61,6 +62,8 @@ export interface EvalModelRequest {
   callBias?: number | undefined;
   /** The --forced-call-floor value (default: the adapter's calibration). */
   forcedCallFloor?: number | null | undefined;
+  /** The --optional-arguments value (default "written"). */
+  optionalArguments?: OptionalArguments | undefined;
 }
 
 /**
@@ -93,7 +96,7 @@ export function parseThinking(text: string): "off" | "on" | number {
  * present, else the default one) and loaded on llama.cpp, its file hashed
  * for the record.
  */
-export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async ({ reference, concurrency, threads, lora, callBias, forcedCallFloor }) => {
+export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async ({ reference, concurrency, threads, lora, callBias, forcedCallFloor, optionalArguments }) => {
   const located = await locateModel({ name: reference, progress: true });
   process.stderr.write(`Hashing ${located.path}…\n`);
   const sha256 = await fileSha256(located.path);
@@ -104,6 +107,7 @@ export const llamaEvalModelLoader: EvalCommandDependencies["loadModel"] = async 
     ...(lora !== undefined ? { lora, baseSha256: sha256 } : {}),
     ...(callBias !== undefined ? { callBias } : {}),
     ...(forcedCallFloor !== undefined ? { forcedCallFloor } : {}),
+    ...(optionalArguments !== undefined ? { optionalArguments } : {}),
   });
   // A tuned run is another model in the results: its id names the adapter (also the one botpsy ships).
   return { model, info: { id: model.id, file: basename(located.path), sha256 } };
@@ -201,6 +205,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
   const suite = scenarioSuite?.suite ?? BFCL_SUITE;
   const callBias = options.callBias === undefined ? undefined : parseCallBias(options.callBias);
   const forcedCallFloor = options.forcedCallFloor === undefined ? undefined : parseForcedCallFloor(options.forcedCallFloor);
+  const optionalArguments = options.optionalArguments === undefined ? undefined : parseOptionalArguments(options.optionalArguments);
   const { model, info } = await dependencies.loadModel({
     reference: options.model,
     concurrency,
@@ -208,6 +213,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
     ...(options.lora !== undefined ? { lora: isNoAdapter(options.lora) ? NO_ADAPTER : resolve(options.lora) } : {}),
     ...(callBias !== undefined ? { callBias } : {}),
     ...(forcedCallFloor !== undefined ? { forcedCallFloor } : {}),
+    ...(optionalArguments !== undefined ? { optionalArguments } : {}),
   });
   const settings: EvalSettings = {
     suite,
@@ -270,6 +276,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
     .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
     .option("--call-bias <logit>", CALL_BIAS_OPTION_DESCRIPTION)
     .option("--forced-call-floor <logit>", FORCED_CALL_FLOOR_OPTION_DESCRIPTION)
+    .option("--optional-arguments <mode>", OPTIONAL_ARGUMENTS_OPTION_DESCRIPTION)
     .option("--limit <n>", "run only n cases, spread evenly over the suite's groups and recorded in the results (bfcl: the first n of each category)")
     .option("--concurrency <n>", "cases run at the same time", "1")
     .option("--thinking <mode>", "off, on, or a token budget", "off")
