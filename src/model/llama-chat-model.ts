@@ -36,6 +36,7 @@ import { callableParameters, documentedParameters, normalizeToolSpecs, trimSwall
 import { isUsableCallBias, isUsableForcedCallFloor } from "./lora-adapter.js";
 import {
   belowCallFloor,
+  isForcedChoice,
   type CallMargin,
   type ChatModel,
   type GenerateRequest,
@@ -373,7 +374,7 @@ export class LlamaChatModel implements ChatModel {
     }
     const thinking = request.thinking ?? "off";
     const thinkingEnabled = this.format.supportsThinking && thinking !== "off";
-    let forceCall = toolChoice === "required" || typeof toolChoice === "object";
+    let forceCall = isForcedChoice(toolChoice);
     // The tool list stays in the prompt whatever the choice, so that the
     // prompt, and with it the cached context, is the same from turn to turn.
     const documented = tools.length > 0 ? toFunctions(tools) : undefined;

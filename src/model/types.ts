@@ -27,6 +27,11 @@ export type OptionalArguments = (typeof OPTIONAL_ARGUMENTS)[number];
 
 export type ToolChoice = "auto" | "required" | "none" | { name: string };
 
+/** Whether a tool choice forces a call: "required", or a named tool. */
+export function isForcedChoice(choice: ToolChoice | undefined): choice is "required" | { name: string } {
+  return choice === "required" || typeof choice === "object";
+}
+
 /** `off`: no reasoning segment; `on`: the model may think freely; `{ budget }`: at most that many thought tokens. */
 export type Thinking = "off" | "on" | { budget: number };
 

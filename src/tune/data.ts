@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { PERSONA } from "../apps/persona.js";
 import { Profile } from "../apps/profile.js";
 import { errorMessage, InvalidInputError } from "../errors.js";
-import type { ChatMessage, GenerateRequest, ToolChoice } from "../model/types.js";
+import { isForcedChoice, type ChatMessage, type GenerateRequest, type ToolChoice } from "../model/types.js";
 import { Policy } from "../policy/policy.js";
 import { assembleRuntime } from "../runtime.js";
 import { ScriptedModel, type ScriptedReply } from "../testing/scripted-model.js";
@@ -195,7 +195,7 @@ async function buildExample(
           if (typeof choice === "object" && (reply.toolCalls ?? []).some((call) => call.name !== choice.name)) conflict ??= "router-conflict";
           // An answer in words to the router's forced guess is what a forced-call floor lets through: kept where the set trains those turns.
           const releasable = trainedAsFreeTurn(request, options.forcedTurns);
-          if ((choice === "required" || typeof choice === "object") && (reply.toolCalls ?? []).length === 0 && !releasable) conflict ??= "router-conflict";
+          if (isForcedChoice(choice) && (reply.toolCalls ?? []).length === 0 && !releasable) conflict ??= "router-conflict";
           // A turn that could not happen at inference ends the run here.
           const played = conflict === undefined ? reply : { text: "Stopped." };
           replies.push(played);

@@ -3,7 +3,7 @@ import { selectChatFormat, type ChatFormat, type ChatFormatName } from "../model
 import { historyOptionsFor, toLlamaHistory, withOpenModelTurn } from "../model/history.js";
 import { normalizeToolSpecs } from "../model/json-schema.js";
 import { toFunctions } from "../model/llama-chat-model.js";
-import type { GenerateRequest } from "../model/types.js";
+import { isForcedChoice, type GenerateRequest } from "../model/types.js";
 import type { ScriptedReply } from "../testing/scripted-model.js";
 import { trainedAsFreeTurn, type ForcedTurnTraining } from "./recipes.js";
 
@@ -69,7 +69,7 @@ export class TrainingRenderer {
     const tools = normalizeToolSpecs(request.tools ?? []);
     const documented = tools.length > 0 ? toFunctions(tools) : undefined;
     const toolChoice = tools.length === 0 ? "none" : (request.toolChoice ?? "auto");
-    const forceCall = (toolChoice === "required" || typeof toolChoice === "object") && !trainedAsFreeTurn(request, options.forcedTurns);
+    const forceCall = isForcedChoice(toolChoice) && !trainedAsFreeTurn(request, options.forcedTurns);
     const wrapper = this.format.createWrapper({ thinking: false, forceCall, documented });
     // As the backend renders a prompt (LlamaChatModel.renderPrompt), from the same helpers.
     const history = withOpenModelTurn(toLlamaHistory(request.messages, new Map(), historyOptionsFor(this.format.name)));
