@@ -92,6 +92,9 @@ export interface LlamaChatModelOptions {
    * has already left out those the request has no word for). "chosen": the
    * grammar lets the model leave each one out, and its own lean between
    * going on and closing the call decides (`withChosenOptionalParameters`).
+   * The Qwen 3.5 dialect's own call grammar always lets the model choose
+   * (each optional `<parameter=…>` block may be left out), so this setting
+   * changes the formats node-llama-cpp's JSON grammar writes.
    */
   optionalArguments?: OptionalArguments;
   /** A LoRA adapter (GGUF) applied on top of the model; check its base first (`verifyAdapterBase`). */
