@@ -1,3 +1,4 @@
+import { requiredNames } from "../model/json-schema.js";
 import type { JsonSchema, ToolSpec } from "../model/types.js";
 import { normaliseTerm, splitWords } from "../tools/toolbox.js";
 
@@ -107,7 +108,7 @@ export function pruneToolArguments(spec: ToolSpec, request: string | RequestShap
   const parameters = spec.parameters;
   const properties = parameters.properties;
   if (typeof properties !== "object" || properties === null) return spec;
-  const required = new Set(Array.isArray(parameters.required) ? parameters.required.filter((name): name is string => typeof name === "string") : []);
+  const required = requiredNames(parameters);
   const shape = typeof request === "string" ? requestShape(request) : request;
   const toolTerms = termsOf(spec.name);
   const names = Object.keys(properties as Record<string, unknown>);

@@ -349,6 +349,11 @@ export function callableParameters(schema: JsonSchema, maxStringLength = 0): Jso
   return maxStringLength > 0 ? limitFreeStrings(enumerated, maxStringLength) : enumerated;
 }
 
+/** The names an object schema lists as required (none when it lists none). */
+export function requiredNames(schema: JsonSchema): Set<string> {
+  return new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === "string") : []);
+}
+
 /** The most optional parameters a call grammar offers to leave out, one by one: each one doubles the grammar's alternatives. */
 export const MAX_CHOSEN_OPTIONAL_PARAMETERS = 4;
 
@@ -366,7 +371,7 @@ export const MAX_CHOSEN_OPTIONAL_PARAMETERS = 4;
 export function withChosenOptionalParameters(schema: JsonSchema): JsonSchema {
   const properties = schema.properties;
   if (!isRecord(properties)) return schema;
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((name): name is string => typeof name === "string") : []);
+  const required = requiredNames(schema);
   const names = Object.keys(properties);
   const optional = names.filter((name) => !required.has(name));
   if (optional.length === 0 || optional.length > MAX_CHOSEN_OPTIONAL_PARAMETERS) return schema;
