@@ -96,7 +96,10 @@ export interface BfclCaseResultContext {
 export function bfclCaseResult(caseData: BfclCase, outcome: BfclCaseResult, context: BfclCaseResultContext): CaseResult {
   const harnessFailed = outcome.errorType === "model_error";
   const docs = new Map(caseData.functions.map((doc) => [doc.name, doc]));
-  const calls: CallResult[] = outcome.calls.flat().map((call) => classifyCall(call, docs));
+  const calls: CallResult[] = [
+    ...outcome.calls.flat().map((call) => classifyCall(call, docs)),
+    ...(outcome.notRun ?? []).map((call) => ({ ...classifyCall(call, docs), status: call.status, ...(call.errorCode !== undefined ? { errorCode: call.errorCode } : {}) })),
+  ];
   return {
     type: "case",
     suite: BFCL_SUITE,
@@ -151,6 +154,7 @@ function classifyCall(call: BfclModelCall, docs: ReadonlyMap<string, BfclFunctio
     const unknown = Object.keys(call.arguments).some((name) => !properties.includes(name));
     invalid = missing || unknown;
   }
-  // Every recorded call ran through its tool (a single-turn tool records it; a multi-turn tool runs it on the case's APIs).
+  // A recorded call ran through its tool (a single-turn tool records it; a multi-turn tool runs it on the case's APIs);
+  // a call that did not run comes with its own status, set by the caller.
   return { name: call.name, arguments: call.arguments, status: "ok", invalid, invented };
 }

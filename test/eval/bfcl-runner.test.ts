@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { botpsyAgentFactory } from "../../src/eval/agent-factory.js";
 import { bfclInputSchema, loadBfclCategory, runBfclCase, SINGLE_TURN_MAX_STEPS, type RunBfclCaseOptions } from "../../src/eval/bfcl/index.js";
 import { GroundTruthModel } from "../../src/eval/bfcl/ground-truth-model.js";
-import { runBfclSuite } from "../../src/eval/bfcl-suite.js";
+import { bfclCaseResult, runBfclSuite } from "../../src/eval/bfcl-suite.js";
 import type { EvalSettings } from "../../src/eval/results.js";
 import type { ChatModel, GenerateRequest } from "../../src/model/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
@@ -114,10 +114,21 @@ describe("BFCL through the agent", () => {
     const refused = await runBfclCase(caseData, caseOptions(wrongType));
     expect(wrongType.requests[0]!.messages[0]!.role).toBe("system");
     expect(refused).toMatchObject({ valid: false, errorType: "wrong_count", calls: [[]] });
+    // The call that did not run is kept beside the score, with why, and reaches the case's line.
+    expect(refused.notRun).toEqual([{ name: "calculate_triangle_area", arguments: { base: "10", height: 5 }, status: "error", errorCode: "invalid_arguments" }]);
+    const line = bfclCaseResult(caseData, { ...refused, id: caseData.id, category: caseData.category, durationMs: 1 }, { settings: settings(), settingsKey: "k", modelId: "test", source: "bfcl-v4" });
+    expect(line.success).toBe(false);
+    expect(line.calls).toEqual([{ name: "calculate_triangle_area", arguments: { base: "10", height: 5 }, status: "error", errorCode: "invalid_arguments", invalid: false, invented: false }]);
+
+    // A value the request never gave: grounding stops the call, and the line says so.
+    const guessing = new ScriptedModel([{ toolCalls: [{ name: "calculate_triangle_area", arguments: { base: 12, height: 5 } }] }, "Sorry."]);
+    const guessed = await runBfclCase(caseData, caseOptions(guessing));
+    expect(guessed).toMatchObject({ valid: false, errorType: "wrong_count", calls: [[]], notRun: [{ name: "calculate_triangle_area", arguments: { base: 12, height: 5 }, status: "error", errorCode: "ungrounded_arguments" }] });
 
     const right = new ScriptedModel([{ toolCalls: [{ name: "calculate_triangle_area", arguments: { base: 10, height: 5 } }] }, "The area is 25 units."]);
     const passed = await runBfclCase(caseData, caseOptions(right));
     expect(passed).toMatchObject({ valid: true, steps: 2, calls: [[{ name: "calculate_triangle_area", arguments: { base: 10, height: 5 } }]] });
+    expect(passed.notRun).toBeUndefined();
     // The second model turn read the recorded call's result.
     expect(right.requests[1]!.messages.at(-1)!.role).toBe("tool");
   });

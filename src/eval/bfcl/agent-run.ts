@@ -50,6 +50,13 @@ export interface BfclCaseResult {
   errors: string[];
   /** The calls the agent executed per turn, under their BFCL names, with the arguments as validated. */
   calls: BfclModelCall[][];
+  /**
+   * Single-turn only: calls the scored model turn wrote that did not run (a
+   * value the request never gave, arguments the schema refuses), under their
+   * BFCL names with the arguments as written. Not scored; they say why a case
+   * that shows no call failed.
+   */
+  notRun?: BfclUnrunCall[];
   /** Per-turn checks (multi-turn only; stops at the first failing turn). */
   turns?: TurnCheck[];
   /** Model requests made. */
@@ -96,6 +103,12 @@ export async function runBfclCase(caseData: BfclCase, options: RunBfclCaseOption
   } finally {
     profile.close();
   }
+}
+
+/** A call of the scored turn that did not run, and why (`CallRecord.status` and its error code). */
+export interface BfclUnrunCall extends BfclModelCall {
+  status: "error" | "declined" | "skipped";
+  errorCode?: string;
 }
 
 type Outcome = Omit<BfclCaseResult, "id" | "category" | "durationMs">;
@@ -167,8 +180,13 @@ async function runSingleTurn(caseData: BfclSingleTurnCase, profile: Profile, opt
     const ranInOrder = outcome.calls.filter((record) => record.status === "ok" && tools.some((tool) => tool.name === record.call.name));
     const calls = recorder.calls.filter((_, index) => ranInOrder[index]?.step === 1);
     progress.calls.push(calls);
+    const notRun = outcome.calls.flatMap((record): BfclUnrunCall[] =>
+      record.step === 1 && record.status !== "ok"
+        ? [{ name: names.functionName(record.call.name), arguments: record.call.arguments, status: record.status, ...(record.error !== undefined ? { errorCode: record.error.code } : {}) }]
+        : [],
+    );
     const check = checkAst({ category: caseData.category, language: caseData.language, functions: caseData.functions, groundTruth: caseData.groundTruth, calls });
-    return { valid: check.valid, errorType: check.errorType, errors: check.errors, calls: [calls], steps: progress.steps, usage: progress.usage };
+    return { valid: check.valid, errorType: check.errorType, errors: check.errors, calls: [calls], ...(notRun.length > 0 ? { notRun } : {}), steps: progress.steps, usage: progress.usage };
   } finally {
     await agent.dispose?.();
     options.model.endConversation?.(sessionId);
