@@ -27,8 +27,13 @@
  * - booleans, nulls and values the schema itself lists (enum, const,
  *   default, a default its descriptions name, or a list of single words a
  *   description opens with or gives as "one of").
+ *
+ * Carried is not enough for an optional value that repeats another value of
+ * the same call ("key": "C", "scale_type": "C"): one thing the user said
+ * fills one parameter, so the copy is left out as a guess is
+ * (`repeatedOptionalValues`).
  */
-import { mapSchemaNodes } from "../model/json-schema.js";
+import { mapSchemaNodes, requiredNames } from "../model/json-schema.js";
 import { unfenced } from "../policy/fence.js";
 import type { JsonSchema, ToolCall, ToolSpec } from "../model/types.js";
 import { toolSpec, type Tool } from "../tools/tool.js";
@@ -306,10 +311,10 @@ export type CallGrounding = { kind: "grounded"; call: ToolCall } | { kind: "gues
 
 export function groundCallArguments(written: ToolCall, tool: Tool, source: GroundingEvidence): CallGrounding {
   const parameters = toolSpec(tool).parameters;
-  const call = withRunawayFiguresCut(written, tool, source);
+  const call = withoutRepeatedOptionalValues(withRunawayFiguresCut(written, tool, source), tool);
   const guessed = ungroundedArguments(call.arguments, parameters, source);
   if (guessed.length === 0) return { kind: "grounded", call };
-  const required = new Set(Array.isArray(parameters.required) ? parameters.required : []);
+  const required = requiredNames(parameters);
   const topLevel = (path: string): string => /^[^.[]*/.exec(path)![0];
   const dropped = new Set(guessed.map((value) => topLevel(value.path)));
   // Only optional values guessed: the call runs without them, on the tool's defaults, as if pruning had kept them out.
@@ -318,6 +323,46 @@ export function groundCallArguments(written: ToolCall, tool: Tool, source: Groun
     return { kind: "guessed", guessed, error: { code: UNGROUNDED_CODE, message: ungroundedMessage(call.name, guessed) } };
   }
   return { kind: "grounded", call: { ...call, arguments: kept } };
+}
+
+/**
+ * The top-level optional parameters of a call whose text repeats another
+ * parameter's value of the same call ("key": "C" and "scale_type": "C";
+ * "gene": "BRCA1" and "species": "BRCA1"). One thing the user said fills one
+ * parameter: the copy is what the grammar made the model write for a
+ * parameter the request says nothing of, the request's words being the only
+ * words at hand. Required parameters are read first, then the schema's order;
+ * the first holder of a value keeps it, and a value the parameter's own
+ * schema lists (an enum member, its default) is never a copy.
+ */
+export function repeatedOptionalValues(args: Record<string, unknown>, parameters: JsonSchema): string[] {
+  const required = requiredNames(parameters);
+  const properties = (parameters.properties ?? {}) as Record<string, unknown>;
+  const order = Object.keys(properties);
+  const rank = (name: string): number => (required.has(name) ? 0 : 1) * (order.length + 1) + (order.includes(name) ? order.indexOf(name) : order.length);
+  const holders = new Set<string>();
+  const repeated: string[] = [];
+  for (const name of Object.keys(args).sort((a, b) => rank(a) - rank(b))) {
+    const value = args[name];
+    if (typeof value !== "string" || value.trim() === "") continue;
+    const key = value.trim().toLowerCase();
+    if (!holders.has(key)) {
+      holders.add(key);
+      continue;
+    }
+    const own = new Set<string>();
+    schemaValues(properties[name], own);
+    if (!required.has(name) && !own.has(key)) repeated.push(name);
+  }
+  return repeated;
+}
+
+/** The call without the optional values that repeat another of its values (`repeatedOptionalValues`), when it still fits the schema without them. */
+function withoutRepeatedOptionalValues(call: ToolCall, tool: Tool): ToolCall {
+  const repeated = new Set(repeatedOptionalValues(call.arguments, toolSpec(tool).parameters));
+  if (repeated.size === 0) return call;
+  const kept = Object.fromEntries(Object.entries(call.arguments).filter(([name]) => !repeated.has(name)));
+  return tool.input.safeParse(kept).success ? { ...call, arguments: kept } : call;
 }
 
 /** Digits a number must run on past a figure the conversation writes before it counts as a runaway (a factor of 1000 adds three). */

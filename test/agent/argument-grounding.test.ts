@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import { groundedNumberChoices, holdNumberParameters, runawayFigure, ungroundedAnswer, ungroundedArguments } from "../../src/agent/argument-grounding.js";
+import { groundedNumberChoices, holdNumberParameters, repeatedOptionalValues, runawayFigure, ungroundedAnswer, ungroundedArguments } from "../../src/agent/argument-grounding.js";
 import type { Profile } from "../../src/apps/profile.js";
 import { fenceUntrusted } from "../../src/policy/fence.js";
 import type { JsonSchema, ToolSpec } from "../../src/model/types.js";
@@ -122,6 +122,58 @@ describe("argument grounding", () => {
       "I did not run determine_body_mass_index: I could not find its weight and height cm in what you said, and I will not guess them. Tell me the weight and height cm, or ask me something else.",
     );
     expect(answer).not.toContain("70");
+  });
+});
+
+describe("optional values that repeat another value of the call", () => {
+  const scale: JsonSchema = {
+    type: "object",
+    properties: {
+      key: { type: "string", description: "The key" },
+      scale_type: { type: "string", description: "Type of scale" },
+      mode: { type: "string", enum: ["major", "minor"] },
+      label: { type: "string", description: "A label. Default is 'C'." },
+    },
+    required: ["key"],
+  };
+
+  it("leaves out an optional copy of another value, whatever the order it was written in, and keeps the first holder", () => {
+    expect(repeatedOptionalValues({ key: "C", scale_type: "C" }, scale)).toEqual(["scale_type"]);
+    expect(repeatedOptionalValues({ scale_type: " c ", key: "C" }, scale)).toEqual(["scale_type"]);
+    // Two optional copies of one value: the schema's first keeps it.
+    expect(repeatedOptionalValues({ key: "D", scale_type: "Dorian", label: "Dorian" }, { ...scale, properties: { ...scale.properties, label: { type: "string" } } })).toEqual(["label"]);
+  });
+
+  it("never touches a required value, a value the parameter's own schema lists, a part of another value, or other types", () => {
+    expect(repeatedOptionalValues({ key: "minor", mode: "minor" }, scale)).toEqual([]);
+    expect(repeatedOptionalValues({ key: "C", label: "C" }, scale)).toEqual([]);
+    expect(repeatedOptionalValues({ key: "C major", scale_type: "C" }, scale)).toEqual([]);
+    expect(repeatedOptionalValues({ key: "4", scale_type: 4 as unknown as string }, scale)).toEqual([]);
+    const both: JsonSchema = { type: "object", properties: { from: { type: "string" }, to: { type: "string" } }, required: ["from", "to"] };
+    expect(repeatedOptionalValues({ from: "Lyon", to: "Lyon" }, both)).toEqual([]);
+  });
+
+  it("runs the call without the copy, as it runs one without a guessed optional value", async () => {
+    const profile = freshNotesProfile();
+    try {
+      const ran: Record<string, unknown>[] = [];
+      const lookup = defineTool({
+        name: "gene_lookup",
+        description: "Look up a gene.",
+        input: z.object({ gene: z.string(), species: z.string().optional() }),
+        risk: "read",
+        run: (input) => {
+          ran.push(input);
+          return { found: true };
+        },
+      });
+      const model = new ScriptedModel([{ toolCalls: [{ name: "gene_lookup", arguments: { gene: "BRCA1", species: "BRCA1" } }] }, "Found it."]);
+      const outcome = await new Agent({ model, profile, toolbox: new ToolBox([lookup]) }).run("look up the gene BRCA1").outcome;
+      expect(outcome.calls[0]).toMatchObject({ status: "ok", call: { arguments: { gene: "BRCA1" } } });
+      expect(ran).toEqual([{ gene: "BRCA1" }]);
+    } finally {
+      profile.close();
+    }
   });
 });
 
