@@ -114,9 +114,11 @@ export interface AgentOptions {
   continuationRouting?: boolean;
   /**
    * A turn whose every call repeats, with the same arguments, a call that
-   * succeeded in the step before ends the run with the answer composed from
+   * already succeeded in the run, with nothing but successful reads since
+   * (`repeatsSucceededCalls`), ends the run with the answer composed from
    * the results, instead of running the calls again: small models (tuned
-   * ones too) loop on a call that worked. Default true.
+   * ones too) loop on a call that worked, straight or through `find_tools`.
+   * Default true.
    */
   endRepeatedSuccess?: boolean;
   /**

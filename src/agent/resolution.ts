@@ -31,16 +31,23 @@ export function resolveFinalAnswer(state: RunState, replyText: string, options: 
 
 /**
  * Whether every call of a turn repeats, with the same arguments, a call that
- * succeeded in the run's previous step: the model did what it set out to do
- * and is looping. (Two identical calls in a row that a request really wants,
- * "skip two songs", are rarer than the loop; a tool that takes a count does it
- * in one call.)
+ * already succeeded in this run, and nothing but successful reads happened
+ * since (`find_tools`, a look-up): the model did what it set out to do and is
+ * looping, straight (`set_wifi`, `set_wifi`) or through a search
+ * (`find_tools`, `set_bluetooth`, `find_tools`, `set_bluetooth`). A failed
+ * call or a successful write in between ends nothing: reading again after
+ * an error or after a change is how a task goes on. (Two identical calls
+ * that a request really wants, "skip two songs", are rarer than the loop; a
+ * tool that takes a count does it in one call.)
  */
 export function repeatsSucceededCalls(state: RunState, calls: readonly ToolCall[], step: number): boolean {
-  const previous = state.calls.filter((record) => record.status === "ok" && record.step === step - 1);
-  if (calls.length === 0 || previous.length === 0) return false;
-  const succeeded = new Set(previous.map((record) => callKey(record.call)));
-  return calls.every((call) => succeeded.has(callKey(call)));
+  if (calls.length === 0) return false;
+  const keys = new Set(calls.map(callKey));
+  const lastSuccess = new Map<string, number>();
+  for (const record of state.calls) if (record.status === "ok" && record.step < step && keys.has(callKey(record.call))) lastSuccess.set(callKey(record.call), record.step);
+  if (lastSuccess.size < keys.size) return false;
+  const since = Math.min(...lastSuccess.values());
+  return state.calls.every((record) => record.step <= since || keys.has(callKey(record.call)) || (record.status === "ok" && record.risk === "read"));
 }
 
 /** The step cap is checked before any call runs: a call whose result no model turn will read must not act. */

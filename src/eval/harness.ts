@@ -24,7 +24,7 @@ export interface HarnessSettings {
   resume?: "on" | "off";
   /** After a turn whose calls all succeeded, hold the next turn to the tool an unserved part of the request names (`continuationRouting`): "on" (default) or "off". */
   continuation?: "on" | "off";
-  /** End the run when a turn only repeats calls that just succeeded (`endRepeatedSuccess`): "end" (default) or "run". */
+  /** End the run when a turn only repeats calls that already succeeded, with only successful reads since (`endRepeatedSuccess`): "end" (default) or "run". */
   repeats?: "end" | "run";
   /** Refuse calls whose values nothing in the conversation carries (`argumentGrounding`): "on" (default) or "off". */
   grounding?: "on" | "off";

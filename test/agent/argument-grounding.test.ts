@@ -141,7 +141,7 @@ describe("optional values that repeat another value of the call", () => {
     expect(repeatedOptionalValues({ key: "C", scale_type: "C" }, scale)).toEqual(["scale_type"]);
     expect(repeatedOptionalValues({ scale_type: " c ", key: "C" }, scale)).toEqual(["scale_type"]);
     // Two optional copies of one value: the schema's first keeps it.
-    expect(repeatedOptionalValues({ key: "D", scale_type: "Dorian", label: "Dorian" }, { ...scale, properties: { ...scale.properties, label: { type: "string" } } })).toEqual(["label"]);
+    expect(repeatedOptionalValues({ key: "D", scale_type: "Dorian", label: "Dorian" }, { ...scale, properties: { ...(scale.properties as Record<string, JsonSchema>), label: { type: "string" } } })).toEqual(["label"]);
   });
 
   it("never touches a required value, a value the parameter's own schema lists, a part of another value, or other types", () => {

@@ -560,7 +560,7 @@ describe("a turn that only repeats calls that just succeeded (endRepeatedSuccess
     expect(outcome.answer).toMatch(/set wifi/i);
   });
 
-  it("runs them when the switch is off (the loop then ends at the step limit), and never ends on a repeat of a failed or an older call", async () => {
+  it("runs them when the switch is off (the loop then ends at the step limit), and never ends on a repeat of a failure or of a call something else changed or failed after", async () => {
     wifiRuns = 0;
     const off = new Agent({ model: looping(), profile, toolbox: new ToolBox([wifi]), gate: new TableGate({}), endRepeatedSuccess: false, maxSteps: 4 });
     expect((await off.run("turn on wifi").outcome).stopReason).toBe("step_limit");
@@ -570,8 +570,18 @@ describe("a turn that only repeats calls that just succeeded (endRepeatedSuccess
     const run = state();
     run.calls.push(succeeded);
     expect(repeatsSucceededCalls(run, [call("set_wifi", { on: true })], 2)).toBe(true);
-    // Same call two steps later, other arguments, another call beside it, or a repeat of a failure: not a loop to end.
-    expect(repeatsSucceededCalls(run, [call("set_wifi", { on: true })], 3)).toBe(false);
+    // Two steps later with only a successful read between (a tool search): the same loop.
+    const throughSearch = state();
+    throughSearch.calls.push(succeeded, { call: call("find_tools", { query: "wifi" }, "id-3"), risk: "read", status: "ok", result: {}, durationMs: 1, step: 2 });
+    expect(repeatsSucceededCalls(throughSearch, [call("set_wifi", { on: true })], 3)).toBe(true);
+    // A failed call or another write between: reading or acting again is how a task goes on, not a loop.
+    const afterFailure = state();
+    afterFailure.calls.push(succeeded, { call: call("send_message", { to: "Ana" }, "id-4"), risk: "send", status: "error", error: { code: "x", message: "x" }, durationMs: 1, step: 2 });
+    expect(repeatsSucceededCalls(afterFailure, [call("set_wifi", { on: true })], 3)).toBe(false);
+    const afterWrite = state();
+    afterWrite.calls.push(succeeded, { call: call("set_wifi", { on: false }, "id-5"), risk: "write", status: "ok", result: {}, durationMs: 1, step: 2 });
+    expect(repeatsSucceededCalls(afterWrite, [call("set_wifi", { on: true })], 3)).toBe(false);
+    // Other arguments, another call beside it, or a repeat of a failure: not a loop to end.
     expect(repeatsSucceededCalls(run, [call("set_wifi", { on: false })], 2)).toBe(false);
     expect(repeatsSucceededCalls(run, [call("set_wifi", { on: true }), call("set_wifi", { on: false }, "id-2")], 2)).toBe(false);
     const failedRun = state();
