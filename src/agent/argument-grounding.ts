@@ -318,7 +318,7 @@ export function groundCallArguments(written: ToolCall, tool: Tool, source: Groun
   const topLevel = (path: string): string => /^[^.[]*/.exec(path)![0];
   const dropped = new Set(guessed.map((value) => topLevel(value.path)));
   // Only optional values guessed: the call runs without them, on the tool's defaults, as if pruning had kept them out.
-  const kept = Object.fromEntries(Object.entries(call.arguments).filter(([name]) => !dropped.has(name)));
+  const kept = argumentsWithout(call.arguments, dropped);
   if (guessed.some((value) => required.has(topLevel(value.path))) || !tool.input.safeParse(kept).success) {
     return { kind: "guessed", guessed, error: { code: UNGROUNDED_CODE, message: ungroundedMessage(call.name, guessed) } };
   }
@@ -361,8 +361,13 @@ export function repeatedOptionalValues(args: Record<string, unknown>, parameters
 function withoutRepeatedOptionalValues(call: ToolCall, tool: Tool): ToolCall {
   const repeated = new Set(repeatedOptionalValues(call.arguments, toolSpec(tool).parameters));
   if (repeated.size === 0) return call;
-  const kept = Object.fromEntries(Object.entries(call.arguments).filter(([name]) => !repeated.has(name)));
+  const kept = argumentsWithout(call.arguments, repeated);
   return tool.input.safeParse(kept).success ? { ...call, arguments: kept } : call;
+}
+
+/** A call's arguments without the top-level parameters named. */
+function argumentsWithout(args: Record<string, unknown>, names: ReadonlySet<string>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(args).filter(([name]) => !names.has(name)));
 }
 
 /** Digits a number must run on past a figure the conversation writes before it counts as a runaway (a factor of 1000 adds three). */

@@ -3,7 +3,7 @@ import { InvalidInputError } from "../errors.js";
 import type { ChatModel } from "../model/types.js";
 import { botpsyAgentFactory } from "./agent-factory.js";
 import { observeFirstTurn, type FirstTurnRecord } from "./first-turn.js";
-import { runBfclCase, type BfclCaseResult } from "./bfcl/agent-run.js";
+import { runBfclCase, type BfclCaseResult, type BfclUnrunCall } from "./bfcl/agent-run.js";
 import type { BfclModelCall } from "./bfcl/ast-checker.js";
 import { BFCL_CATEGORIES, loadBfclCategory, type BfclCase } from "./bfcl/loader.js";
 import type { BfclFunctionDoc } from "./bfcl/schema.js";
@@ -96,10 +96,7 @@ export interface BfclCaseResultContext {
 export function bfclCaseResult(caseData: BfclCase, outcome: BfclCaseResult, context: BfclCaseResultContext): CaseResult {
   const harnessFailed = outcome.errorType === "model_error";
   const docs = new Map(caseData.functions.map((doc) => [doc.name, doc]));
-  const calls: CallResult[] = [
-    ...outcome.calls.flat().map((call) => classifyCall(call, docs)),
-    ...(outcome.notRun ?? []).map((call) => ({ ...classifyCall(call, docs), status: call.status, ...(call.errorCode !== undefined ? { errorCode: call.errorCode } : {}) })),
-  ];
+  const calls: CallResult[] = [...outcome.calls.flat(), ...(outcome.notRun ?? [])].map((call) => classifyCall(call, docs));
   return {
     type: "case",
     suite: BFCL_SUITE,
@@ -144,7 +141,7 @@ function checksOf(caseData: BfclCase, outcome: BfclCaseResult): CheckResult[] {
  * Invented: no function of the case has that name. Invalid: the function
  * exists but a required parameter is missing or an unknown one is given.
  */
-function classifyCall(call: BfclModelCall, docs: ReadonlyMap<string, BfclFunctionDoc>): CallResult {
+function classifyCall(call: BfclModelCall | BfclUnrunCall, docs: ReadonlyMap<string, BfclFunctionDoc>): CallResult {
   const doc = docs.get(call.name);
   const invented = doc === undefined;
   let invalid = false;
@@ -155,6 +152,7 @@ function classifyCall(call: BfclModelCall, docs: ReadonlyMap<string, BfclFunctio
     invalid = missing || unknown;
   }
   // A recorded call ran through its tool (a single-turn tool records it; a multi-turn tool runs it on the case's APIs);
-  // a call that did not run comes with its own status, set by the caller.
+  // a call that did not run carries its own status and error code.
+  if ("status" in call) return { name: call.name, arguments: call.arguments, status: call.status, ...(call.errorCode !== undefined ? { errorCode: call.errorCode } : {}), invalid, invented };
   return { name: call.name, arguments: call.arguments, status: "ok", invalid, invented };
 }
