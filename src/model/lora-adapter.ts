@@ -18,6 +18,8 @@ export interface AdapterMetadata {
   createdAt: string;
   /** The command line that made it. */
   command: string;
+  /** Where torch trained it ("cpu" or "cuda"); absent in records written before botpsy recorded it (all of them CPU). */
+  device?: string;
   heldOut?: { lossBefore: number | null; lossAfter: number | null; callAccuracyBefore: number | null; callAccuracyAfter: number | null };
   /**
    * The adapter's calibration: the logit offset on opening a call where the

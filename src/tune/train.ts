@@ -32,12 +32,21 @@ export interface TrainOptions {
   seed?: number;
   threads?: number;
   learningRate?: number;
+  /** Where torch trains: "auto" (default) takes the GPU when torch sees one. */
+  device?: TrainingDevice;
   /** Also write a merged q8_0 GGUF beside the adapter. */
   merged?: boolean;
   home?: string;
   /** The command line, recorded in the adapter's metadata. */
   command?: string;
   log?: (line: string) => void;
+}
+
+export const TRAINING_DEVICES = ["auto", "cpu", "cuda"] as const;
+export type TrainingDevice = (typeof TRAINING_DEVICES)[number];
+
+export function isTrainingDevice(value: string): value is TrainingDevice {
+  return (TRAINING_DEVICES as readonly string[]).includes(value);
 }
 
 export interface TrainResult {
@@ -69,6 +78,8 @@ export interface TrainingSummary {
   training_sequences: number;
   held_out_sequences: number;
   seconds_this_run: number;
+  /** Where it trained: "cpu" or "cuda". */
+  device?: string;
 }
 
 /** Reads the training file, checking each line is an example rendered for this base model. */
@@ -186,6 +197,7 @@ export async function trainAdapter(options: TrainOptions, signal?: AbortSignal):
     ...(options.maxMinutes !== undefined ? ["--max-minutes", String(options.maxMinutes)] : []),
     ...(options.threads !== undefined ? ["--threads", String(options.threads)] : []),
     ...(options.learningRate !== undefined ? ["--learning-rate", String(options.learningRate)] : []),
+    ...(options.device !== undefined ? ["--device", options.device] : []),
     ...(options.merged === true ? ["--merge-dir", mergedDirectory] : []),
   ];
   const code = await runPython(environment.python, args, signal);
@@ -219,6 +231,7 @@ export async function trainAdapter(options: TrainOptions, signal?: AbortSignal):
     data: { path: dataPath, examples: examples.length, sha256: createHash("sha256").update(readFileSync(dataPath)).digest("hex") },
     createdAt: new Date().toISOString(),
     command: options.command ?? "",
+    ...(summary.device !== undefined ? { device: summary.device } : {}),
     heldOut: {
       lossBefore: summary.held_out_before.loss,
       lossAfter: summary.held_out_after?.loss ?? null,

@@ -71,7 +71,7 @@ describe("botpsy tune train (real training)", () => {
     expect(built.code, built.output).toBe(0);
     expect(built.output).toMatch(/0 of \d+ drawn examples overlapped|overlapped and were dropped/);
 
-    const train = ["tune", "train", "--base", modelPath, "--data", data, "--steps", "6", "--threads", "1", "--learning-rate", "0.001", "--out", adapter];
+    const train = ["tune", "train", "--base", modelPath, "--data", data, "--steps", "6", "--threads", "1", "--learning-rate", "0.001", "--device", "cpu", "--out", adapter];
     const checkpoint = join(adapter.replace(/\.gguf$/, ".work"), "checkpoint", "state.json");
     const killed = await botpsy(train, { killWhen: () => existsSync(checkpoint) });
     expect(killed.code, killed.output).not.toBe(0);
@@ -86,6 +86,7 @@ describe("botpsy tune train (real training)", () => {
 
     expect(statSync(adapter).size).toBeGreaterThan(1_000_000);
     expect(readAdapterMetadata(adapter).base.sha256).toBe(await sha256OfFile(modelPath));
+    expect(readAdapterMetadata(adapter).device).toBe("cpu");
     // The GGUF names the adapter and its base, and carries no path of this machine (peft's card would give the float cache's folder).
     const { metadata } = await readGgufFileInfo(adapter, { readTensorInfo: false });
     const general = metadata.general as unknown as Record<string, unknown>;

@@ -26,3 +26,18 @@ describe("botpsy tune data --recipes", () => {
     await expect(refusal).rejects.toMatchObject({ code: "invalid_option", message: "--recipes v9 is not a recipe set: choose one of v3, v4, v5, v6." });
   });
 });
+
+describe("botpsy tune train --device", () => {
+  it("is auto by default: the GPU when torch sees one, else the CPU", () => {
+    const program = new Command();
+    registerTuneCommand(program);
+    const train = program.commands.find((command) => command.name() === "tune")!.commands.find((command) => command.name() === "train")!;
+    expect(train.options.find((candidate) => candidate.long === "--device")!.defaultValue).toBe("auto");
+  });
+
+  it("refuses a device torch cannot train on before it reads the data or the model", async () => {
+    const refusal = botpsyTune(["train", "--base", "smollm2-135m-instruct-q4_1", "--device", "tpu"]);
+    await expect(refusal).rejects.toBeInstanceOf(InvalidInputError);
+    await expect(refusal).rejects.toMatchObject({ message: "--device tpu is not a training device: give cpu, cuda or auto." });
+  });
+});

@@ -9,7 +9,7 @@ import { buildTrainingSet } from "../../tune/data.js";
 import { EvaluationIndex, OVERLAP_NGRAM } from "../../tune/disjointness.js";
 import { isRecipeSetName, RECIPE_SET_NAMES, type RecipeSetName } from "../../tune/recipes.js";
 import { TrainingRenderer } from "../../tune/render.js";
-import { defaultDataPath, trainAdapter } from "../../tune/train.js";
+import { defaultDataPath, isTrainingDevice, trainAdapter } from "../../tune/train.js";
 
 function positiveInteger(value: string | undefined, option: string): number | undefined {
   if (value === undefined) return undefined;
@@ -111,6 +111,7 @@ export function registerTuneCommand(program: Command): void {
     .option("--seed <n>", "seed of the training run", "1")
     .option("--threads <n>", "CPU threads for training")
     .option("--learning-rate <rate>", "AdamW learning rate", "0.0002")
+    .option("--device <device>", "cpu, cuda, or auto (the GPU when torch sees one)", "auto")
     .option("--merged", "also write a merged q8_0 GGUF of the tuned model")
     .option("--json", "print the result as JSON")
     .action(
@@ -124,10 +125,13 @@ export function registerTuneCommand(program: Command): void {
         seed: string;
         threads?: string;
         learningRate: string;
+        device: string;
         merged?: boolean;
         json?: boolean;
       }) => {
         if (options.steps !== undefined && options.epochs !== undefined) throw new InvalidInputError("Give --steps or --epochs, not both.");
+        if (!isTrainingDevice(options.device)) throw new InvalidInputError(`--device ${options.device} is not a training device: give cpu, cuda or auto.`);
+        const device = options.device;
         const seed = Number(options.seed);
         if (!Number.isInteger(seed) || seed < 0) throw new InvalidInputError(`--seed ${options.seed} is not usable: give a whole number, 0 or more.`);
         const controller = new AbortController();
@@ -150,6 +154,7 @@ export function registerTuneCommand(program: Command): void {
               ...(threads !== undefined ? { threads } : {}),
               ...(learningRate !== undefined ? { learningRate } : {}),
               seed,
+              device,
               merged: options.merged === true,
               command: `botpsy ${process.argv.slice(2).join(" ")}`,
             },

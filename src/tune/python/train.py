@@ -39,6 +39,8 @@ def parse_arguments():
     parser.add_argument("--held-out", type=float, default=0.1)
     parser.add_argument("--checkpoint-every", type=int, default=5)
     parser.add_argument("--merge-dir", default="", help="also write the merged float model here")
+    parser.add_argument("--device", default="auto", help="cpu, cuda, or auto (cuda when torch sees a GPU)")
+    parser.add_argument("--save-each-epoch", action="store_true", help="also keep the adapter as it is at the end of each epoch (adapter-hf-epoch-N)")
     return parser.parse_args()
 
 
@@ -90,8 +92,18 @@ def split_held_out(sequences, fraction, seed):
     return [s for s in sequences if s["example"] not in held], [s for s in sequences if s["example"] in held]
 
 
+def choose_device(torch, wanted):
+    if wanted == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if wanted == "cuda" and not torch.cuda.is_available():
+        raise SystemExit("--device cuda: torch sees no GPU here (torch.cuda.is_available() is False); use --device cpu")
+    if wanted not in ("cpu", "cuda"):
+        raise SystemExit(f"--device {wanted}: use cpu, cuda or auto")
+    return wanted
+
+
 def sequence_loss(model, torch, sequence):
-    tokens = torch.tensor([sequence["tokens"]], dtype=torch.long)
+    tokens = torch.tensor([sequence["tokens"]], dtype=torch.long, device=model.device)
     labels = tokens.clone()
     labels[0, : sequence["completion_start"]] = -100
     return model(input_ids=tokens, labels=labels).loss
@@ -109,7 +121,7 @@ def held_out_metrics(model, torch, sequences, limit=16):
         for sequence in call_sequences:
             start = sequence["completion_start"]
             target = sequence["tokens"][start:]
-            prompt = torch.tensor([sequence["tokens"][:start]], dtype=torch.long)
+            prompt = torch.tensor([sequence["tokens"][:start]], dtype=torch.long, device=model.device)
             output = model.generate(prompt, max_new_tokens=len(target), do_sample=False, pad_token_id=0)
             written = output[0, start:].tolist()
             calls += 1
@@ -167,7 +179,9 @@ def main():
         log("every sequence went to the held-out slice; give more data or a smaller held-out fraction")
         return 3
 
-    base = load_float_model(arguments, torch, transformers)
+    device = choose_device(torch, arguments.device)
+    base = load_float_model(arguments, torch, transformers).to(device)
+    log(f"training on {device}" + (f" ({torch.cuda.get_device_name(0)})" if device == "cuda" else ""))
     config = peft.LoraConfig(
         r=arguments.rank,
         lora_alpha=2 * arguments.rank,
@@ -190,7 +204,7 @@ def main():
             log("the data or settings changed since the checkpoint: starting afresh")
             resume_state = None
     if resume_state is not None:
-        model = peft.PeftModel.from_pretrained(base, checkpoint_dir, is_trainable=True)
+        model = peft.PeftModel.from_pretrained(base, checkpoint_dir, is_trainable=True).to(device)
     else:
         model = peft.get_peft_model(base, config)
     model.train()
@@ -203,7 +217,7 @@ def main():
     before = None
     fit_before = None
     if resume_state is not None:
-        optimizer.load_state_dict(torch.load(os.path.join(checkpoint_dir, "optimizer.pt")))
+        optimizer.load_state_dict(torch.load(os.path.join(checkpoint_dir, "optimizer.pt"), map_location=device))
         step = resume_state["step"]
         history = resume_state["history"]
         before = resume_state["held_out_before"]
@@ -240,6 +254,14 @@ def main():
             f"step {step}/{total_steps}  loss {history[-1]['loss']:.4f}  (last 10: {sum(recent) / len(recent):.4f})  "
             f"{per_step:.2f} s/step  elapsed {format_duration(elapsed)}  ETA {format_duration(per_step * (total_steps - step))}"
         )
+        if arguments.save_each_epoch and step % steps_per_epoch == 0:
+            # The adapter as a run of step // steps_per_epoch epochs would end (same order, constant rate).
+            epoch_dir = os.path.join(arguments.out, f"adapter-hf-epoch-{step // steps_per_epoch}")
+            shutil.rmtree(epoch_dir + ".partial", ignore_errors=True)
+            model.save_pretrained(epoch_dir + ".partial")
+            shutil.rmtree(epoch_dir, ignore_errors=True)
+            os.replace(epoch_dir + ".partial", epoch_dir)
+            log(f"epoch {step // steps_per_epoch} ends at step {step}: adapter kept in {epoch_dir}")
         out_of_time = deadline is not None and time.time() >= deadline and step < total_steps
         if step % arguments.checkpoint_every == 0 or step == total_steps or out_of_time:
             save_checkpoint(model, optimizer, torch, checkpoint_dir, {
@@ -256,7 +278,7 @@ def main():
 
     summary = {"steps": step, "total_steps": total_steps, "stopped_for_time": stopped_for_time, "history": history,
                "held_out_before": before, "fit_loss_before": fit_before, "training_sequences": len(training), "held_out_sequences": len(held_out),
-               "seconds_this_run": time.time() - started}
+               "seconds_this_run": time.time() - started, "device": device}
     if not stopped_for_time:
         summary["held_out_after"] = held_out_metrics(model, torch, held_out)
         summary["fit_loss_after"] = fit_loss(model, torch, training)
