@@ -182,13 +182,17 @@ function names(records: readonly CallRecord[]): string {
   return [...new Set(records.map((record) => record.call.name))].join(", ");
 }
 
+/** What the agent notes of calls it did not run for its own limits: they say nothing of what was wrong with the call. */
+const LIMIT_NOTES = new Set(["repeated_call", "step_limit"]);
+
 /**
- * The error still standing when the run ended: the last one an app gave (a
- * retry that fixed the first mistake and made another leaves the second to
- * report), not the guard's note that a call was repeated.
+ * The error still standing when the run ended: the last one an app or a
+ * check gave (a retry that fixed the first mistake and made another leaves
+ * the second to report), not the agent's note that a call was repeated or
+ * came at the step limit.
  */
 function lastError(records: readonly CallRecord[]): string {
   const failed = records.filter((record) => record.error !== undefined);
-  const error = (failed.findLast((record) => record.error?.code !== "repeated_call") ?? failed.at(-1))?.error;
+  const error = (failed.findLast((record) => !LIMIT_NOTES.has(record.error?.code ?? "")) ?? failed.at(-1))?.error;
   return error !== undefined ? ` (${error.code}: ${error.message.slice(0, 160)})` : "";
 }

@@ -1,7 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
+import { judgeRun } from "../../src/agent/outcome.js";
 import type { AgentEvent } from "../../src/agent/types.js";
-import type { Profile } from "../../src/apps/profile.js";
+import { alarmsApp, type Alarm } from "../../src/apps/device/alarms.js";
+import { Profile } from "../../src/apps/profile.js";
 import type { ChatMessage } from "../../src/model/types.js";
 import type { PermissionGate } from "../../src/policy/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
@@ -285,5 +287,38 @@ describe("the agent loop", () => {
     const model = new ScriptedModel([{ toolCalls: [{ name: "list_notes" }] }, "None."]);
     await new Agent({ model, profile, formatToolResult: (tool, outcome) => `[[${tool?.name}:${outcome.status}]]` }).run("list notes").outcome;
     expect(toolMessages(model.requests[1]!.messages)[0]!.content).toBe("[[list_notes:ok]]");
+  });
+
+  describe("an alarm at an hour the request does not name", () => {
+    let alarms: Profile;
+    // Friday afternoon: the default model once wrote midnight for "Set an alarm for 7" here.
+    beforeEach(() => {
+      alarms = Profile.open({ databasePath: ":memory:", seed: "empty", clock: "2026-12-04T15:07:00Z", timeZone: "UTC", apps: [alarmsApp] });
+    });
+    afterEach(() => alarms.close());
+    const midnight = { toolCalls: [{ name: "set_alarm", arguments: { time: "2026-12-05 00:00:00" } }] };
+    const set = (profile: Profile) => profile.store.read((tx) => tx.collection<Alarm>("alarms", "alarms").all().map((alarm) => alarm.time));
+
+    it("is not set: the model's turn comes back with what the request said, and a corrected call runs", async () => {
+      const model = new ScriptedModel([midnight, { toolCalls: [{ name: "set_alarm", arguments: { time: "07:00" } }] }, "Alarm set for 07:00."]);
+      const outcome = await new Agent({ model, profile: alarms }).run("Set an alarm for 7").outcome;
+      expect(outcome.calls.map((record) => [record.status, record.error?.code])).toEqual([
+        ["error", "date_contradicts_request"],
+        ["ok", undefined],
+      ]);
+      expect(toolMessages(model.requests[1]!.messages)[0]!.content).toContain('The request says \\"for 7\\", not 00:00. Call set_alarm with time=\\"07:00\\" or time=\\"19:00\\".');
+      expect(set(alarms)).toEqual(["07:00"]);
+      expect(judgeRun(outcome, "Set an alarm for 7")).toMatchObject({ outcome: "finished", exitCode: 0 });
+    });
+
+    it("fails the run, saying why, when the model keeps writing it", async () => {
+      const model = new ScriptedModel([midnight, midnight, midnight, midnight]);
+      const outcome = await new Agent({ model, profile: alarms, maxSteps: 4 }).run("Set an alarm for 7").outcome;
+      expect(outcome.stopReason).toBe("step_limit");
+      expect(set(alarms)).toEqual([]);
+      const verdict = judgeRun(outcome, "Set an alarm for 7");
+      expect(verdict).toMatchObject({ outcome: "failed", exitCode: 1 });
+      expect(verdict.reason).toMatch(/^Not done: set_alarm did not succeed \(date_contradicts_request: The request says "for 7", not 00:00\./);
+    });
   });
 });

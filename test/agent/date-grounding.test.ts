@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { describedDateFormat, formatDate, groundCallDates, namedTimes } from "../../src/agent/date-grounding.js";
+import { clockTimesInFigures, describedDateFormat, formatDate, groundCallDates, namedTimes, spokenTimeOfDay } from "../../src/agent/date-grounding.js";
 
 // Tuesday 2026-12-01 09:00 in Lisbon (UTC+0 in December).
 const clock = { now: new Date("2026-12-01T09:00:00Z"), timeZone: "Europe/Lisbon" };
@@ -45,6 +45,81 @@ describe("grounded dates and times", () => {
     // Two days in the request: which argument means which is a guess, so nothing is touched.
     expect(groundCallDates(call("create_event", { date: "2022-01-01" }), "Move Monday's call to Friday", clock).kind).toBe("unchanged");
     expect(groundCallDates(call("add_task", { title: "milk" }), "Add buy milk to my tasks", clock).kind).toBe("unchanged");
+  });
+
+  describe("a time of day the request's words contradict", () => {
+    // Friday 2026-12-04 15:07 UTC: the afternoon a small model wrote midnight for "Set an alarm for 7".
+    const afternoon = { now: new Date("2026-12-04T15:07:00Z"), timeZone: "UTC" };
+    const alarm = (time: string, request: string, at = afternoon) => groundCallDates(call("set_alarm", { time }), request, at);
+
+    it("sends an hour the request does not name back to the model, with what the request said", () => {
+      const midnight = alarm("2026-12-05 00:00:00", "Set an alarm for 7");
+      expect(midnight.kind).toBe("contradiction");
+      if (midnight.kind !== "contradiction") return;
+      expect(midnight.call.arguments).toEqual({ time: "2026-12-05 00:00:00" });
+      expect(midnight.error.code).toBe("date_contradicts_request");
+      expect(midnight.error.message).toBe('The request says "for 7", not 00:00. Call set_alarm with time="07:00" or time="19:00".');
+      // 6:30 may be morning or evening; 16:30 is neither.
+      const wake = alarm("16:30", "Wake me at 6:30");
+      expect(wake.kind).toBe("contradiction");
+      if (wake.kind === "contradiction") expect(wake.error.message).toContain('time="06:30" or time="18:30"');
+      expect(alarm("00:00", "Wake me at half past six").kind).toBe("contradiction");
+      expect(alarm("12:00", "Set an alarm for seven").kind).toBe("contradiction");
+      expect(alarm("00:00", "Set an alarm at 7 o'clock").kind).toBe("contradiction");
+      expect(alarm("2026-12-05 00:00", "Set an alarm for 7 tomorrow").kind).toBe("contradiction");
+      expect(alarm("09:00", "Set an alarm for 7, please").kind).toBe("contradiction");
+      // A day and a time tied together: the time of a date-time argument is held to it too.
+      expect(groundCallDates(call("create_event", { title: "Lunch", start: "2026-12-05 15:00" }), "Lunch with Priya tomorrow at 1", afternoon).kind).toBe("contradiction");
+    });
+
+    it("leaves either reading of an hour that leaves morning or evening open", () => {
+      for (const time of ["07:00", "19:00", "7 pm", "2026-12-05 07:00:00"]) expect(alarm(time, "Set an alarm for 7").kind, time).toBe("unchanged");
+      expect(alarm("18:30", "Wake me at 6:30").kind).toBe("unchanged");
+      expect(alarm("06:30", "Wake me at half past six").kind).toBe("unchanged");
+      expect(alarm("19:45", "Wake me at quarter to eight").kind).toBe("unchanged");
+      expect(alarm("00:00", "Set an alarm for 12").kind).toBe("unchanged");
+      expect(groundCallDates(call("create_event", { title: "Lunch", start: "2026-12-05 13:00" }), "Lunch with Priya tomorrow at 1", afternoon).kind).toBe("unchanged");
+      // The right hour with other minutes takes the request's minutes, as the reading it is closer to.
+      expect(alarm("19:30", "Set an alarm for 7").call.arguments).toEqual({ time: "19:00" });
+    });
+
+    it("corrects a time the request settles, as before", () => {
+      expect(alarm("00:00", "Set an alarm for 7 am").call.arguments).toEqual({ time: "07:00" });
+      expect(alarm("07:00", "Set an alarm for 7pm").call.arguments).toEqual({ time: "19:00" });
+      expect(alarm("00:00", "Set an alarm at 19:00").call.arguments).toEqual({ time: "19:00" });
+      expect(alarm("07:00", "Wake me tomorrow morning at 7").kind).toBe("unchanged");
+    });
+
+    it("leaves times the request does not contradict alone", () => {
+      // Counted from the clock: no clock hour is named, and clock + offset agrees.
+      expect(alarm("15:27", "Set an alarm in 20 minutes").kind).toBe("unchanged");
+      expect(alarm("17:07", "Remind me in 2 hours").kind).toBe("unchanged");
+      expect(alarm("2026-12-05 00:45", "Set an alarm in 2 hours", { now: new Date("2026-12-04T22:45:00Z"), timeZone: "UTC" }).kind).toBe("unchanged");
+      // No hour in the request.
+      expect(alarm("00:00", "Set an alarm").kind).toBe("unchanged");
+      expect(alarm("08:00", "Set an alarm for tomorrow").kind).toBe("unchanged");
+      // No time part in the value.
+      expect(groundCallDates(call("set_alarm", { date: "2026-12-05" }), "Set an alarm for 7 tomorrow", afternoon).kind).toBe("unchanged");
+      expect(groundCallDates(call("add_task", { title: "Call mum", due: "2026-12-05" }), "Remind me to call mum for 7 minutes tomorrow", afternoon).kind).toBe("unchanged");
+      // Figures that count things are not hours: "for 7 days", "for 4 people", a party size the call carries.
+      expect(alarm("08:00", "Set an alarm every day for 7 days").kind).toBe("unchanged");
+      expect(alarm("19:00", "Book a table for 4 people").kind).toBe("unchanged");
+      expect(groundCallDates(call("book_table", { party_size: 4, time: "19:00" }), "Book a table for 4", afternoon).kind).toBe("unchanged");
+      // Two times in the request: which one the argument means is a guess.
+      expect(alarm("09:00", "Move my 7 am alarm to 8 am").kind).toBe("unchanged");
+    });
+
+    it("reads clock times said in words as chrono reads figures", () => {
+      expect(clockTimesInFigures("wake me at half past six")).toBe("wake me at 6:30");
+      expect(clockTimesInFigures("quarter to one")).toBe("12:45");
+      expect(clockTimesInFigures("an alarm for seven thirty")).toBe("an alarm for 7:30");
+      expect(clockTimesInFigures("seven o'clock")).toBe("7 o'clock");
+      expect(clockTimesInFigures("seven days and three apples")).toBe("seven days and three apples");
+      expect(spokenTimeOfDay("Set an alarm for 7", afternoon)).toEqual({ text: "for 7", time: "07:00", otherTime: "19:00", figure: 7 });
+      // chrono's own reading counts when it names a time.
+      expect(spokenTimeOfDay("Set an alarm at 7", afternoon)).toBeUndefined();
+      expect(namedTimes("Set an alarm at 7", afternoon)).toEqual([{ text: "at 7", time: "07:00", otherTime: "19:00" }]);
+    });
   });
 
   it("sends a date it cannot rewrite whole back to the model with the resolved value", () => {

@@ -13,12 +13,14 @@ import { SMOLLM2_ID } from "../../src/model/catalog.js";
  * adapter and its call bias apply (a test that loads the GGUF by path would
  * run the untuned model). What the model writes depends on the prompt, and
  * the prompt carries the profile's clock: the command once set the alarm in
- * the evening and failed later the same night. So it runs at four times of
- * day, each in a profile of its own, and must end "finished" with exit code 0
- * and the alarm there.
+ * the evening and failed later the same night, and on a Friday afternoon the
+ * model wrote midnight (`2026-12-05 00:00:00`), which ran and was reported as
+ * done until date grounding sent an hour the request contradicts back to the
+ * model. So it runs at five times of day, each in a profile of its own, and
+ * must end "finished" with exit code 0 and a 7 o'clock alarm there.
  */
 const modelPath = process.env.BOTPSY_TEST_MODEL ?? resolve(".botpsy-test/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-const CLOCKS = ["2026-12-01T07:10:00Z", "2026-12-01T12:30:00Z", "2026-12-01T18:45:00Z", "2026-12-01T22:45:00Z"];
+const CLOCKS = ["2026-12-01T07:10:00Z", "2026-12-01T12:30:00Z", "2026-12-04T15:07:00Z", "2026-12-01T18:45:00Z", "2026-12-01T22:45:00Z"];
 let home: string;
 
 beforeAll(() => {

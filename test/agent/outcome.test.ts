@@ -71,6 +71,9 @@ describe("run outcomes", () => {
     const verdict = judgeRun(outcome({ calls }), "Set an alarm for 7");
     expect(verdict).toMatchObject({ outcome: "failed", exitCode: 1 });
     expect(verdict.reason).toBe("Not done: set_alarm did not succeed (invalid_repeat: Use daily or weekdays.).");
+    // The step limit's note on a call it did not run says nothing of what was wrong either.
+    const atLimit = [...calls.slice(0, 2), record("set_alarm", "write", "skipped", { time: "07:00", repeat: "0" }, { code: "step_limit", message: "Not run: the limit of 10 steps was reached." })];
+    expect(judgeRun(outcome({ stopReason: "step_limit", calls: atLimit }), "Set an alarm for 7").reason).toBe("Not done: set_alarm did not succeed (invalid_repeat: Use daily or weekdays.).");
   });
 
   it("fails a change made under another name than the request gave", () => {
