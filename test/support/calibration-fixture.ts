@@ -5,7 +5,8 @@ import type { ToolSpec } from "../../src/model/types.js";
 
 /**
  * What the calibration tests (call bias, forced-call floor) share: the
- * shipped SmolLM2 adapter they weigh, one timer tool, and a profile-like
+ * SmolLM2 adapter whose margins they were measured on (botpsy-v3, shipped as
+ * an option since botpsy-v4x2 became the default), one timer tool, and a profile-like
  * folder holding a copy of the adapter with a record of the test's own.
  */
 export const CALIBRATED_ADAPTER = "smollm2-135m-instruct-q4_1-botpsy-v3";
