@@ -44,6 +44,16 @@ def parse_arguments():
     return parser.parse_args()
 
 
+def write_whole(directory, write):
+    """Fill `directory` through `write(folder)` in a side folder, renamed into place only when whole, so a kill never leaves half of it."""
+    partial = directory + ".partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    os.makedirs(partial)
+    write(partial)
+    shutil.rmtree(directory, ignore_errors=True)
+    os.replace(partial, directory)
+
+
 def load_float_model(arguments, torch, transformers):
     float_dir = arguments.float_dir
     if not os.path.exists(os.path.join(float_dir, "config.json")):
@@ -58,12 +68,12 @@ def load_float_model(arguments, torch, transformers):
             model.is_quantized = False
         if hasattr(model.config, "quantization_config"):
             delattr(model.config, "quantization_config")
-        partial = float_dir + ".partial"
-        shutil.rmtree(partial, ignore_errors=True)
-        model.save_pretrained(partial)
-        tokenizer.save_pretrained(partial)
-        shutil.rmtree(float_dir, ignore_errors=True)
-        os.replace(partial, float_dir)
+
+        def write(folder):
+            model.save_pretrained(folder)
+            tokenizer.save_pretrained(folder)
+
+        write_whole(float_dir, write)
         log(f"dequantised in {time.time() - started:.0f} s")
     return transformers.AutoModelForCausalLM.from_pretrained(float_dir, dtype=torch.float32)
 
@@ -140,16 +150,13 @@ def fit_loss(model, torch, sequences, limit=16):
 
 
 def save_checkpoint(model, optimizer, torch, directory, state):
-    partial = directory + ".partial"
-    shutil.rmtree(partial, ignore_errors=True)
-    os.makedirs(partial)
-    model.save_pretrained(partial)
-    torch.save(optimizer.state_dict(), os.path.join(partial, "optimizer.pt"))
-    with open(os.path.join(partial, "state.json"), "w", encoding="utf-8") as handle:
-        json.dump(state, handle)
-    # Renamed into place only when whole, so a kill never leaves a half checkpoint.
-    shutil.rmtree(directory, ignore_errors=True)
-    os.replace(partial, directory)
+    def write(folder):
+        model.save_pretrained(folder)
+        torch.save(optimizer.state_dict(), os.path.join(folder, "optimizer.pt"))
+        with open(os.path.join(folder, "state.json"), "w", encoding="utf-8") as handle:
+            json.dump(state, handle)
+
+    write_whole(directory, write)
 
 
 def format_duration(seconds):
@@ -257,10 +264,7 @@ def main():
         if arguments.save_each_epoch and step % steps_per_epoch == 0:
             # The adapter as a run of step // steps_per_epoch epochs would end (same order, constant rate).
             epoch_dir = os.path.join(arguments.out, f"adapter-hf-epoch-{step // steps_per_epoch}")
-            shutil.rmtree(epoch_dir + ".partial", ignore_errors=True)
-            model.save_pretrained(epoch_dir + ".partial")
-            shutil.rmtree(epoch_dir, ignore_errors=True)
-            os.replace(epoch_dir + ".partial", epoch_dir)
+            write_whole(epoch_dir, model.save_pretrained)
             log(f"epoch {step // steps_per_epoch} ends at step {step}: adapter kept in {epoch_dir}")
         out_of_time = deadline is not None and time.time() >= deadline and step < total_steps
         if step % arguments.checkpoint_every == 0 or step == total_steps or out_of_time:
