@@ -18,7 +18,7 @@ import { EventChannel } from "./event-channel.js";
 import { executePlans, type ExecutionContext } from "./execution.js";
 import { MarkupFilter } from "./final-answer.js";
 import { playModelTurn, type AfterModelTurnHook, type BeforeModelTurnHook, type ModelTurn } from "./model-turn.js";
-import { RepeatedFailureGuard } from "./repeated-calls.js";
+import { RepeatedFailureGuard, standingFailure, standingFailureAnswer, standingFailureError } from "./repeated-calls.js";
 import { reachedStepLimit, repeatsSucceededCalls, resolveFinalAnswer, skipCallsAtStepLimit, uniqueCallIds } from "./resolution.js";
 import { applyDecisions, checkDecisions } from "./resumption.js";
 import { createRunState, type RunState } from "./run-state.js";
@@ -121,6 +121,14 @@ export interface AgentOptions {
    * Default true.
    */
   endRepeatedSuccess?: boolean;
+  /**
+   * End the run, saying what failed, when a failure keeps coming back: the
+   * model writes again an exact call that already failed `repeatedFailureLimit`
+   * times, or one tool fails once more than that with the same kind of error
+   * (`standingFailure`). The outcome carries the error `repeated_failure`.
+   * Default true; false leaves the model to go on to the step limit.
+   */
+  endRepeatedFailure?: boolean;
   /**
    * Refuse a call whose values nothing in the conversation carries (the
    * user's words, earlier results, the tool's own choices and defaults: see
@@ -409,6 +417,14 @@ export class Agent {
           emit({ type: "text-delta", text: answer });
           state.turnMessages.push({ role: "assistant", content: answer });
           return finish(resolveFinalAnswer(state, answer).stopReason, answer);
+        }
+        // A failure the model keeps running into: end, saying what failed, instead of guessing on to the step limit.
+        const standing = this.options.endRepeatedFailure !== false ? standingFailure(state.calls, step, guard.limit) : undefined;
+        if (standing !== undefined) {
+          const answer = standingFailureAnswer(standing);
+          emit({ type: "text-delta", text: answer });
+          state.turnMessages.push({ role: "assistant", content: answer });
+          return finish(resolveFinalAnswer(state, answer).stopReason, answer, standingFailureError(standing));
         }
       }
     } catch (error) {

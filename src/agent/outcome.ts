@@ -7,6 +7,7 @@
  */
 import { FIND_TOOLS_NAME } from "../tools/find-tools.js";
 import { UNGROUNDED_CODE } from "./argument-grounding.js";
+import { REPEATED_FAILURE_CODE } from "./repeated-calls.js";
 import { ANSWER_PROBLEM_WORDS, assessAnswer, DEFAULT_MAX_ANSWER_CHARACTERS, type AnswerProblem } from "./answer-hygiene.js";
 import type { AgentOutcome, CallRecord } from "./types.js";
 
@@ -115,6 +116,12 @@ export function judgeRun(outcome: AgentOutcome, request: string, options: { maxA
   if (effects.length === 0 && blocked.length > 0) {
     const why = blocked[0]?.error?.message ?? "blocked by policy";
     return verdict("refused", `The permission rules refused ${names(blocked)} (${why}); nothing was changed.`, `Not done: ${why}.`);
+  }
+
+  // The run ended on a failure that kept coming back: whatever else ran, the request was not served.
+  if (outcome.error?.code === REPEATED_FAILURE_CODE) {
+    const reason = effects.length > 0 ? `Partly done: ${names(effects)} succeeded, but ${outcome.error.message}.` : `Not done: ${outcome.error.message}.`;
+    return verdict("failed", reason, outcome.answer.trim() === "" ? reason : outcome.answer.trim());
   }
 
   // The run stopped to ask for values the request does not give (argument grounding): not served, and the answer says what is missing.

@@ -1,4 +1,5 @@
 import type { ToolCall } from "../model/types.js";
+import type { CallRecord } from "./types.js";
 
 /**
  * Small models often retry a failing call unchanged. After the same call
@@ -42,6 +43,62 @@ export function stableJson(value: unknown): string {
     return `{${entries.map(([key, entry]) => `${JSON.stringify(key)}:${stableJson(entry)}`).join(",")}}`;
   }
   return JSON.stringify(value) ?? "null";
+}
+
+/** The error a run ends with when a failure keeps coming back (`standingFailure`). */
+export const REPEATED_FAILURE_CODE = "repeated_failure";
+
+/** A failure the run stops on: the tool, how often it failed so, and its last error. */
+export interface StandingFailure {
+  tool: string;
+  attempts: number;
+  error: { code: string; message: string };
+}
+
+/**
+ * Whether the calls of this step show a failure the model is not getting
+ * past, so the run should end and say what failed rather than go on:
+ * a call refused because that exact call already failed `limit` times
+ * (the model wrote it once more), or a tool that has now failed `limit` + 1
+ * times in this user turn with the same kind of error (the same code) however
+ * its arguments changed. A small model after such a failure otherwise retries
+ * with new guesses to the step limit, or searches for tools and runs an
+ * unrelated one. A failure that names a fix the model takes (one or two
+ * tries) never reaches either count.
+ */
+export function standingFailure(calls: readonly CallRecord[], step: number, limit: number): StandingFailure | undefined {
+  const failures = calls.filter((record) => record.status === "error" && record.error !== undefined);
+  const summary = (tool: string, code?: string): StandingFailure | undefined => {
+    const same = failures.filter((record) => record.call.name === tool && (code === undefined || record.error!.code === code));
+    const last = same.at(-1);
+    return last === undefined ? undefined : { tool, attempts: same.length, error: last.error! };
+  };
+  for (const record of calls) {
+    if (record.step !== step) continue;
+    if (record.status === "skipped" && record.error?.code === "repeated_call") {
+      const failed = summary(record.call.name);
+      if (failed !== undefined) return failed;
+    }
+  }
+  for (const record of failures) {
+    if (record.step !== step) continue;
+    const failed = summary(record.call.name, record.error!.code);
+    if (failed !== undefined && failed.attempts > limit) return failed;
+  }
+  return undefined;
+}
+
+/** The run's error for a standing failure: what failed, how often, and the app's last words on it. */
+export function standingFailureError(failure: StandingFailure): { code: string; message: string } {
+  return {
+    code: REPEATED_FAILURE_CODE,
+    message: `${failure.tool} failed ${failure.attempts} times (${failure.error.code}: ${failure.error.message.slice(0, 200)})`,
+  };
+}
+
+/** The words a run ends with on a standing failure, from the app's own error: nothing made up. */
+export function standingFailureAnswer(failure: StandingFailure): string {
+  return `I stopped trying: ${failure.tool.replace(/_/g, " ")} failed ${failure.attempts} times. The last error: ${failure.error.message}`;
 }
 
 export const REPEATED_CALL_MESSAGE =

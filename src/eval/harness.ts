@@ -26,6 +26,8 @@ export interface HarnessSettings {
   continuation?: "on" | "off";
   /** End the run when a turn only repeats calls that already succeeded, with only successful reads since (`endRepeatedSuccess`): "end" (default) or "run". */
   repeats?: "end" | "run";
+  /** End the run when a failure keeps coming back (`endRepeatedFailure`): "end" (default) or "retry". */
+  failures?: "end" | "retry";
   /** Refuse calls whose values nothing in the conversation carries (`argumentGrounding`): "on" (default) or "off". */
   grounding?: "on" | "off";
   /** With grounding, hold number parameters to the numbers the conversation carries (`numberHolding`): "free" (default) or "held". */
@@ -42,6 +44,7 @@ const KEYS = {
   resume: ["on", "off"],
   continuation: ["on", "off"],
   repeats: ["end", "run"],
+  failures: ["end", "retry"],
   grounding: ["on", "off"],
   numbers: ["free", "held"],
 } as const;
@@ -56,6 +59,7 @@ const NAMED_VALUE_FIELDS = {
   resume: "resume",
   continuation: "continuation",
   repeats: "repeats",
+  failures: "failures",
   grounding: "grounding",
   numbers: "numbers",
 } as const satisfies Partial<Record<keyof typeof KEYS, keyof HarnessSettings>>;
@@ -97,6 +101,7 @@ export function harnessAgentOptions(harness: HarnessSettings | undefined): Runti
     ...(harness.resume !== undefined ? { resumeAfterRecovery: harness.resume === "on" } : {}),
     ...(harness.continuation !== undefined ? { continuationRouting: harness.continuation === "on" } : {}),
     ...(harness.repeats !== undefined ? { endRepeatedSuccess: harness.repeats === "end" } : {}),
+    ...(harness.failures !== undefined ? { endRepeatedFailure: harness.failures === "end" } : {}),
     ...(harness.grounding !== undefined ? { argumentGrounding: harness.grounding === "on" } : {}),
     ...(harness.numbers !== undefined ? { numberHolding: harness.numbers === "held" } : {}),
   };

@@ -144,16 +144,82 @@ describe("the agent loop", () => {
     expect(() => new Agent({ model, profile, maxSteps: 0 })).toThrow(/maxSteps 0/);
   });
 
-  it("stops a call repeated with the same arguments after two failures and tells the model to change approach", async () => {
+  it("with endRepeatedFailure off, refuses a call repeated after two failures and tells the model to change approach", async () => {
     const printerCall = { name: "connect_printer", arguments: { name: "office" } };
     const model = new ScriptedModel([{ toolCalls: [printerCall] }, { toolCalls: [printerCall] }, { toolCalls: [printerCall] }, "I could not reach the printer."]);
-    const outcome = await new Agent({ model, profile }).run("connect the office printer").outcome;
+    const outcome = await new Agent({ model, profile, endRepeatedFailure: false }).run("connect the office printer").outcome;
     expect(runCounts.get("connect_printer")).toBe(2);
     expect(outcome.calls.map((record) => record.error?.code)).toEqual(["printer_offline", "printer_offline", "repeated_call"]);
     expect(outcome.calls[2]!.status).toBe("skipped");
     const lastResult = toolMessages(model.requests[3]!.messages).at(-1)!;
     expect(lastResult.content).toContain("change the arguments");
     expect(outcome.stopReason).toBe("abstained");
+  });
+
+  it("ends the run, saying what failed, when the model writes again a call that already failed twice", async () => {
+    const printerCall = { name: "connect_printer", arguments: { name: "office" } };
+    const model = new ScriptedModel([{ toolCalls: [printerCall] }], { whenExhausted: "repeat-last" });
+    const run = new Agent({ model, profile }).run("connect the office printer");
+    const events: AgentEvent[] = [];
+    for await (const event of run) events.push(event);
+    const outcome = await run.outcome;
+    expect(runCounts.get("connect_printer")).toBe(2);
+    expect(model.requests).toHaveLength(3);
+    expect(outcome.calls.map((record) => record.error?.code)).toEqual(["printer_offline", "printer_offline", "repeated_call"]);
+    expect(outcome.error?.code).toBe("repeated_failure");
+    expect(outcome.error?.message).toMatch(/^connect_printer failed 2 times \(printer_offline: /);
+    expect(outcome.answer).toMatch(/^I stopped trying: connect printer failed 2 times\. The last error: /);
+    // The answer streamed like any other, and it quotes the app's own error.
+    const streamed = events.flatMap((event) => (event.type === "text-delta" ? [event.text] : [])).join("");
+    expect(streamed).toBe(outcome.answer);
+    expect(outcome.answer).toContain(outcome.calls[1]!.error!.message);
+    const verdict = judgeRun(outcome, "Connect the office printer");
+    expect(verdict.outcome).toBe("failed");
+    expect(verdict.exitCode).toBe(1);
+    expect(verdict.reason).toMatch(/^Not done: connect_printer failed 2 times/);
+  });
+
+  it("ends the run when one tool fails a third time with the same kind of error, whatever its arguments", async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "connect_printer", arguments: { name: "office" } }] },
+      { toolCalls: [{ name: "connect_printer", arguments: { name: "office 2" } }] },
+      { toolCalls: [{ name: "connect_printer", arguments: { name: "the office one" } }] },
+      { toolCalls: [{ name: "add_note", arguments: { text: "printer" } }] },
+      "Done.",
+    ]);
+    const outcome = await new Agent({ model, profile, argumentGrounding: false }).run("connect the office printer").outcome;
+    expect(runCounts.get("connect_printer")).toBe(3);
+    expect(model.requests).toHaveLength(3);
+    // The unrelated write a small model reaches for next never ran.
+    expect(notesOf(profile)).toEqual([]);
+    expect(outcome.error).toMatchObject({ code: "repeated_failure" });
+    expect(outcome.error!.message).toMatch(/^connect_printer failed 3 times/);
+  });
+
+  it("a failure that changes kind, or a fix in between, does not end the run", async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "connect_printer", arguments: { name: "office" } }] },
+      { toolCalls: [{ name: "connect_printer", arguments: { name: "office 2" } }] },
+      { toolCalls: [{ name: "connect_printer", arguments: { name: 7 } }] },
+      { toolCalls: [{ name: "add_note", arguments: { text: "printer offline" } }] },
+      "Noted.",
+    ]);
+    const outcome = await new Agent({ model, profile, argumentGrounding: false }).run("connect the office printer or note it").outcome;
+    expect(outcome.calls.map((record) => record.error?.code ?? record.status)).toEqual(["printer_offline", "printer_offline", "invalid_arguments", "ok"]);
+    expect(outcome.error).toBeUndefined();
+    expect(notesOf(profile)).toEqual([{ id: "note-1", text: "printer offline" }]);
+  });
+
+  it("a standing failure after a successful write is reported as partly done", async () => {
+    const model = new ScriptedModel([
+      { toolCalls: [{ name: "add_note", arguments: { text: "printer" } }] },
+      { toolCalls: [{ name: "connect_printer", arguments: { name: "office" } }] },
+    ], { whenExhausted: "repeat-last" });
+    const outcome = await new Agent({ model, profile, argumentGrounding: false }).run("Add a note and connect the office printer").outcome;
+    expect(outcome.error?.code).toBe("repeated_failure");
+    const verdict = judgeRun(outcome, "Add a note and connect the office printer");
+    expect(verdict.outcome).toBe("failed");
+    expect(verdict.reason).toMatch(/^Partly done: add_note succeeded, but connect_printer failed 2 times/);
   });
 
   it("arguments in another key order count as the same call", async () => {
@@ -313,12 +379,21 @@ describe("the agent loop", () => {
 
     it("fails the run, saying why, when the model keeps writing it", async () => {
       const model = new ScriptedModel([midnight, midnight, midnight, midnight]);
-      const outcome = await new Agent({ model, profile: alarms, maxSteps: 4 }).run("Set an alarm for 7").outcome;
+      // To the step limit when standing failures are left to the model,
+      const outcome = await new Agent({ model, profile: alarms, maxSteps: 4, endRepeatedFailure: false }).run("Set an alarm for 7").outcome;
       expect(outcome.stopReason).toBe("step_limit");
       expect(set(alarms)).toEqual([]);
       const verdict = judgeRun(outcome, "Set an alarm for 7");
       expect(verdict).toMatchObject({ outcome: "failed", exitCode: 1 });
       expect(verdict.reason).toMatch(/^Not done: set_alarm did not succeed \(date_contradicts_request: The request says "for 7", not 00:00\./);
+      // and at the third refusal by default.
+      const again = new ScriptedModel([midnight, midnight, midnight, midnight]);
+      const ended = await new Agent({ model: again, profile: alarms, maxSteps: 4 }).run("Set an alarm for 7").outcome;
+      expect(again.requests).toHaveLength(3);
+      expect(set(alarms)).toEqual([]);
+      const endedVerdict = judgeRun(ended, "Set an alarm for 7");
+      expect(endedVerdict).toMatchObject({ outcome: "failed", exitCode: 1 });
+      expect(endedVerdict.reason).toMatch(/^Not done: set_alarm failed 3 times \(date_contradicts_request: The request says "for 7", not 00:00\./);
     });
   });
 });

@@ -11,6 +11,8 @@ describe("eval --harness switches", () => {
     expect(harnessAgentOptions(parseHarness("recovery=on"))).toEqual({ recoveryRouting: true });
     expect(harnessAgentOptions(parseHarness("resume=on,numbers=held"))).toEqual({ resumeAfterRecovery: true, numberHolding: true });
     expect(harnessAgentOptions(parseHarness("resume=off,numbers=free"))).toEqual({ resumeAfterRecovery: false, numberHolding: false });
+    expect(harnessAgentOptions(parseHarness("failures=retry"))).toEqual({ endRepeatedFailure: false });
+    expect(harnessAgentOptions(parseHarness("failures=end,repeats=run"))).toEqual({ endRepeatedFailure: true, endRepeatedSuccess: false });
   });
 
   it("records nothing when nothing is switched, so the run's settings match a plain run's", () => {
@@ -19,7 +21,7 @@ describe("eval --harness switches", () => {
     expect(harnessAgentOptions(undefined)).toEqual({});
   });
 
-  it.each(["router=maybe", "pruning", "forced-tools=0", "colour=blue", "router=auto=x", "pruning-scope=grammar", "toString=x", "numbers=on", "resume=held"])("refuses %s with the list of switches", (text) => {
+  it.each(["router=maybe", "pruning", "forced-tools=0", "colour=blue", "router=auto=x", "pruning-scope=grammar", "toString=x", "numbers=on", "resume=held", "failures=stop"])("refuses %s with the list of switches", (text) => {
     expect(() => parseHarness(text)).toThrow(/router=route\|auto\|required\|none.*pruning-scope=prompt\|call.*compose-answers=on\|off, recovery=on\|off/);
   });
 });
