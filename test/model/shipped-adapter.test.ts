@@ -51,7 +51,7 @@ describe("the adapter a model loads with", () => {
 describe("the adapters botpsy ships", () => {
   it("are in data/adapters, each with a record naming its catalog base by the base's hash; a catalog entry's adapter matches its recorded size and sha256", async () => {
     const shipped = listAdapters(shippedAdaptersDirectory());
-    expect(shipped.map((adapter) => adapterName(adapter.path))).toEqual(expect.arrayContaining(["smollm2-135m-instruct-q4_1-botpsy-v1", "smollm2-135m-instruct-q4_1-botpsy-v2", "smollm2-135m-instruct-q4_1-botpsy-v3", "smollm2-135m-instruct-q4_1-botpsy-v4x2", "gemma3-270m-q4_k_m-botpsy-v3"]));
+    expect(shipped.map((adapter) => adapterName(adapter.path))).toEqual(expect.arrayContaining(["smollm2-135m-instruct-q4_1-botpsy-v1", "smollm2-135m-instruct-q4_1-botpsy-v2", "smollm2-135m-instruct-q4_1-botpsy-v3", "smollm2-135m-instruct-q4_1-botpsy-v4x2", "gemma3-270m-q4_k_m-botpsy-v3", "gemma3-270m-q4_k_m-botpsy-v4x3"]));
     for (const adapter of shipped) {
       const record = readAdapterMetadata(adapter.path);
       expect(record.kind).toBe("botpsy-lora-adapter");
