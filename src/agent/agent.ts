@@ -305,6 +305,13 @@ export class Agent {
       };
     };
 
+    // The run ends on words the agent wrote (not the model's): streamed, kept in the turn, judged like any answer.
+    const answerAndFinish = (answer: string, error?: { code: string; message: string }): AgentOutcome => {
+      emit({ type: "text-delta", text: answer });
+      state.turnMessages.push({ role: "assistant", content: answer });
+      return finish(resolveFinalAnswer(state, answer).stopReason, answer, error);
+    };
+
     try {
       if (state.pending) {
         const { step, plans } = state.pending;
@@ -413,19 +420,11 @@ export class Agent {
         // Every call of the turn guessed values the user never gave: ask for them rather than go on guessing.
         const guessed = plans.flatMap((plan) => (plan.kind === "resolved" && plan.guessed !== undefined ? [plan] : []));
         if (guessed.length === plans.length) {
-          const answer = ungroundedAnswer(guessed[0]!.call.name, guessed[0]!.guessed!);
-          emit({ type: "text-delta", text: answer });
-          state.turnMessages.push({ role: "assistant", content: answer });
-          return finish(resolveFinalAnswer(state, answer).stopReason, answer);
+          return answerAndFinish(ungroundedAnswer(guessed[0]!.call.name, guessed[0]!.guessed!));
         }
         // A failure the model keeps running into: end, saying what failed, instead of guessing on to the step limit.
         const standing = this.options.endRepeatedFailure !== false ? standingFailure(state.calls, step, guard.limit) : undefined;
-        if (standing !== undefined) {
-          const answer = standingFailureAnswer(standing);
-          emit({ type: "text-delta", text: answer });
-          state.turnMessages.push({ role: "assistant", content: answer });
-          return finish(resolveFinalAnswer(state, answer).stopReason, answer, standingFailureError(standing));
-        }
+        if (standing !== undefined) return answerAndFinish(standingFailureAnswer(standing), standingFailureError(standing));
       }
     } catch (error) {
       const code = error instanceof BotpsyError ? error.code : "agent_failed";
