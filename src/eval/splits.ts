@@ -135,6 +135,13 @@ export const NEARMISS_STRATIFICATION: Stratification = {
     "Stratified by tags.group and by call or abstain (expect.noCall); within each stratum the scenarios are ordered by sha256('botpsy-split:' + id) and alternate between dev and test; the odd scenario of odd-sized strata (taken in name order) goes to dev and test in turn.",
 };
 
+/** The offtopic suite's: by group (every case is an abstention). */
+export const OFFTOPIC_STRATIFICATION: Stratification = {
+  stratumOf: nearmissStratum,
+  method:
+    "Stratified by tags.group (every case expects no call); within each group the scenarios are ordered by sha256('botpsy-split:' + id) and alternate between dev and test; the odd scenario of odd-sized groups (taken in name order) goes to dev and test in turn.",
+};
+
 /**
  * How the committed split was made: deterministic, independent of the order
  * the scenarios come in, and about half of each stratum in each split. Used to

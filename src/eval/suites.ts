@@ -5,11 +5,14 @@ import { loadScenarios, ScenarioError, type Scenario } from "./scenario.js";
 
 /**
  * Built-in scenario suites in the botpsy format, by name: "apps" (tasks over
- * all the tools, single and multi-step) and "nearmiss" (one to three tools
+ * all the tools, single and multi-step), "nearmiss" (one to three tools
  * offered; one of them serves the request, or none does though they are
- * close in topic: when to call and when to abstain).
+ * close in topic: when to call and when to abstain) and "offtopic" (one to
+ * three tools offered and a request on another subject altogether, often
+ * sharing a word with a tool: abstentions only, the shape of BFCL's
+ * irrelevance category, written for botpsy's apps and disjoint from it).
  */
-export const SCENARIO_SUITES = ["apps", "nearmiss"] as const;
+export const SCENARIO_SUITES = ["apps", "nearmiss", "offtopic"] as const;
 
 /**
  * The prompt-injection suites, built in code rather than from files: the
@@ -25,7 +28,7 @@ export function suiteDirectory(name: string): string {
 }
 
 /**
- * A suite name ("apps", "nearmiss") or a path to a .json file or a folder of them.
+ * A suite name ("apps", "nearmiss", "offtopic") or a path to a .json file or a folder of them.
  * Returns the suite's name for the results and its scenarios.
  */
 export function resolveScenarioSuite(nameOrPath: string): { suite: string; scenarios: Scenario[] } {

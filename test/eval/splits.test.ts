@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from "vitest";
 import type { EvalCommandDependencies } from "../../src/cli/commands/eval.js";
 import { loadScenarios, parseScenario, SCENARIO_GROUPS, type Scenario } from "../../src/eval/scenario.js";
 import { caseResults, readResults, runRecords } from "../../src/eval/results.js";
-import { computeSplit, NEARMISS_STRATIFICATION, nearmissStratum, readSplitFile, ScenarioSplitError, selectSplit, splitFilePath, splitStratum, suiteHasSplits } from "../../src/eval/splits.js";
+import { computeSplit, NEARMISS_STRATIFICATION, nearmissStratum, OFFTOPIC_STRATIFICATION, readSplitFile, ScenarioSplitError, selectSplit, splitFilePath, splitStratum, suiteHasSplits } from "../../src/eval/splits.js";
 import { suiteDirectory } from "../../src/eval/suites.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { makeTempDir } from "../support/temp-dir.js";
@@ -94,6 +94,32 @@ describe("the committed dev and test splits of the nearmiss suite", () => {
     expect(made.dev.length + made.test.length).toBe(nearmiss.length);
     // The file, not the method, is the split from now on: a grown suite adds ids to it and never reruns this.
     expect(file.method).toBe(made.method);
+  });
+});
+
+describe("the committed dev and test splits of the offtopic suite", () => {
+  const offtopic = loadScenarios(suiteDirectory("offtopic"));
+  const file = readSplitFile(splitFilePath("offtopic"));
+  const dev = selectSplit(offtopic, "dev", file);
+  const test = selectSplit(offtopic, "test", file);
+
+  it("cover the suite once, with as many cases of every group in each split", () => {
+    expect(file.suite).toBe("offtopic");
+    expect(dev.length + test.length).toBe(offtopic.length);
+    expect(new Set([...file.dev, ...file.test]).size).toBe(offtopic.length);
+    const devGroups = countBy(dev, nearmissStratum);
+    const testGroups = countBy(test, nearmissStratum);
+    for (const [group, total] of countBy(offtopic, nearmissStratum)) {
+      expect(Math.abs((devGroups.get(group) ?? 0) - (testGroups.get(group) ?? 0)), `${group} of ${total}`).toBeLessThanOrEqual(1);
+    }
+    expect(suiteHasSplits("offtopic")).toBe(true);
+  });
+
+  it("were made by the stratified method, whatever the scenarios' order", () => {
+    const made = computeSplit("offtopic", offtopic, OFFTOPIC_STRATIFICATION);
+    expect(made).toEqual(computeSplit("offtopic", [...offtopic].reverse(), OFFTOPIC_STRATIFICATION));
+    expect(file.method).toBe(made.method);
+    expect({ dev: file.dev, test: file.test }).toEqual({ dev: made.dev, test: made.test });
   });
 });
 

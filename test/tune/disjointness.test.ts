@@ -22,6 +22,7 @@ describe("the evaluation overlap check", () => {
   it("indexes every evaluation set from the files evaluation reads: each scenario suite, BFCL and the injection suite", () => {
     expect(index.sizes["apps suite"]).toBeGreaterThan(100);
     expect(index.sizes["nearmiss suite"]).toBeGreaterThan(100);
+    expect(index.sizes["offtopic suite"]).toBeGreaterThan(50);
     expect(index.sizes.BFCL).toBeGreaterThan(10_000);
     expect(index.sizes["injection suite"]).toBeGreaterThan(100);
   });
@@ -38,6 +39,8 @@ describe("the evaluation overlap check", () => {
     expect(index.overlap(request)?.source).toBe("apps suite");
 
     expect(index.overlap(USER_TASKS[0]!.request)?.source).toBe("injection suite");
+    const offtopic = JSON.parse(readFileSync(join(suiteDirectory("offtopic"), "life.json"), "utf8")) as Array<{ turns: Array<{ user: string }> }>;
+    expect(index.overlap(offtopic[0]!.turns[0]!.user.toUpperCase())?.source).toBe("offtopic suite");
     expect(index.overlap("Water the basil on the balcony before the heat wave arrives this weekend")).toBeUndefined();
   });
 

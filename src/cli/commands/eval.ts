@@ -270,7 +270,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
   evaluation
     .command("run <suite>")
     .description(
-      'Run a suite ("apps", "nearmiss", "bfcl", "injection" or "injection-heldout", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
+      'Run a suite ("apps", "nearmiss", "offtopic", "bfcl", "injection" or "injection-heldout", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
     )
     .option("--model <id>", "catalog id, GGUF path or hf: reference (default: the best model present, else the default model, pulled — as botpsy run)")
     .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
