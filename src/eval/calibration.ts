@@ -10,13 +10,15 @@ import { caseResults, readResults, runRecords, type CaseResult } from "./results
  * floor T, a turn the router forced is released when the model's lead is
  * below T. A first turn that would change from a call to words counts as an
  * abstention (a success exactly on an abstention case); everything after the
- * first turn is the run's own. So the run must be at call bias 0 with no
- * floor (every weaker decision to call is then in it), and what it gives is
- * the first turn's part only: confirm a choice with a real run.
+ * first turn is the run's own. So the run must have no floor, and a run at
+ * call bias r can weigh only biases at r or below (a free turn it answered in
+ * words may have opened a call at a weaker bias; a run at 0 holds every
+ * weaker decision to call). What it gives is the first turn's part only:
+ * confirm a choice with a real run.
  */
 
 /** Biases and floors weighed by default. */
-export const CALIBRATION_BIASES: readonly number[] = [0, -1, -2, -3, -4, -6];
+export const CALIBRATION_BIASES: readonly number[] = [0, -1, -2, -3, -4, -5, -6, -8];
 export const CALIBRATION_FLOORS: readonly (number | null)[] = [null, -1, -0.5, 0, 0.25, 0.5, 0.75, 1, 1.5, 2, 3];
 
 export interface CalibrationCell {
@@ -47,8 +49,12 @@ export interface Calibration {
   best: CalibrationCell;
 }
 
-/** The first-turn success of one case at a bias and floor. */
-export function successAt(result: CaseResult, callBias: number, forcedCallFloor: number | null): boolean {
+/**
+ * The first-turn success of one case at a bias and floor, from a run made at
+ * call bias `runCallBias` (0 by default) with no floor; `callBias` must not be
+ * above it.
+ */
+export function successAt(result: CaseResult, callBias: number, forcedCallFloor: number | null, runCallBias = 0): boolean {
   const first = result.firstTurn;
   const margin = first?.callMargin;
   if (first === undefined || margin === undefined) return result.success;
@@ -56,19 +62,41 @@ export function successAt(result: CaseResult, callBias: number, forcedCallFloor:
     return forcedCallFloor !== null && belowCallFloor(margin, forcedCallFloor) ? result.abstainCase : result.success;
   }
   if (first.choice !== "auto") return result.success;
-  return opensCallAt(margin, 0) && !opensCallAt(margin, callBias) ? result.abstainCase : result.success;
+  return opensCallAt(margin, runCallBias) && !opensCallAt(margin, callBias) ? result.abstainCase : result.success;
 }
 
-export function calibrate(results: readonly CaseResult[], biases: readonly number[] = CALIBRATION_BIASES, floors: readonly (number | null)[] = CALIBRATION_FLOORS): Calibration {
+/** The call bias a result was run at, from its model id (`…+call-bias:-5`); 0 without one. */
+export function runCallBiasOf(modelId: string): number {
+  const match = /\+call-bias:(-?\d+(?:\.\d+)?)/.exec(modelId);
+  return match ? Number(match[1]) : 0;
+}
+
+/** A model id without the call bias its run was made at: the same model's runs at different biases weigh together. */
+function withoutCallBias(modelId: string): string {
+  return modelId.replace(/\+call-bias:-?\d+(?:\.\d+)?/, "");
+}
+
+export function calibrate(
+  results: readonly CaseResult[],
+  biases: readonly number[] = CALIBRATION_BIASES,
+  floors: readonly (number | null)[] = CALIBRATION_FLOORS,
+  runCallBias: (result: CaseResult) => number = () => 0,
+): Calibration {
   if (results.length === 0) throw new InvalidInputError("The results file has no case results: run `botpsy eval run <suite> --call-bias 0` first.");
   if (biases.some((bias) => bias > 0)) throw new InvalidInputError("Calibration weighs call biases of 0 or below: a run at bias 0 holds no call a stronger bias would add.");
+  const strongestRun = Math.min(...results.map(runCallBias));
+  if (biases.some((bias) => bias > strongestRun)) {
+    throw new InvalidInputError(
+      `Calibration can weigh call biases of ${strongestRun} or below only: a case was run at call bias ${strongestRun}, and a free turn it answered in words may have opened a call at a weaker bias. Run it again at --call-bias 0 to weigh weaker ones.`,
+    );
+  }
   const cells: CalibrationCell[] = [];
   for (const callBias of biases) {
     for (const forcedCallFloor of floors) {
       let calls = 0;
       let abstentions = 0;
       for (const result of results) {
-        if (!successAt(result, callBias, forcedCallFloor)) continue;
+        if (!successAt(result, callBias, forcedCallFloor, runCallBias(result))) continue;
         if (result.abstainCase) abstentions++;
         else calls++;
       }
@@ -129,19 +157,24 @@ export function calibrateFiles(paths: readonly string[]): Calibration & { modelI
     const lines = readResults(path);
     for (const run of runRecords(lines)) {
       const id = run.settings.model.id;
-      if (/\+call-bias:|\+call-floor:/.test(id)) {
+      if (/\+call-floor:/.test(id)) {
         throw new InvalidInputError(
-          `${path} was run as ${id}: calibration needs a run at call bias 0 with no forced-call floor (add --call-bias 0 --forced-call-floor none to eval run).`,
+          `${path} was run as ${id}: calibration needs a run with no forced-call floor (add --forced-call-floor none to eval run; --call-bias 0 too, to weigh every bias).`,
         );
       }
-      if (model !== undefined && id !== model.id) {
+      if (model !== undefined && withoutCallBias(id) !== model.id) {
         throw new InvalidInputError(`${path} was run as ${id} and ${model.file} as ${model.id}: calibrate one model's runs at a time.`);
       }
-      model ??= { id, file: path };
+      model ??= { id: withoutCallBias(id), file: path };
     }
     for (const result of caseResults(lines)) latest.set(`${result.suite}\u0000${result.caseId}`, result);
   }
-  return { ...calibrate([...latest.values()]), modelId: model?.id ?? "unknown" };
+  const results = [...latest.values()];
+  const runBias = (result: CaseResult): number => runCallBiasOf(result.modelId);
+  // The biases a run at bias r can weigh: r itself and the default ones below it.
+  const strongestRun = Math.min(...results.map(runBias), 0);
+  const biases = [...new Set([strongestRun, ...CALIBRATION_BIASES.filter((bias) => bias < strongestRun)])];
+  return { ...calibrate(results, biases, CALIBRATION_FLOORS, runBias), modelId: model?.id ?? "unknown" };
 }
 
 /** The grid as a text table: rows are call biases, columns floors; the best cell is starred. */

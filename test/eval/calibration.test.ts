@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { calibrate, calibrateFiles, formatCalibration, successAt } from "../../src/eval/calibration.js";
+import { calibrate, calibrateFiles, formatCalibration, runCallBiasOf, successAt } from "../../src/eval/calibration.js";
 import type { FirstTurnRecord } from "../../src/eval/first-turn.js";
 import type { CaseResult, RunRecord } from "../../src/eval/results.js";
 import { parseForcedCallFloor } from "../../src/model/shipped-adapter.js";
@@ -96,9 +96,9 @@ describe("calibration: call biases and forced-call floors weighed from the recor
     expect(text).toContain("2* (1/1)");
     expect(text).toContain("--call-bias 0 --forced-call-floor 0.25");
     expect(text).toContain("separates the 1 call cases from the 1 abstention cases with AUC 1");
-    const biased = join(directory, "biased.jsonl");
-    writeFileSync(biased, [run("m+lora:a+call-bias:-3"), ...cases].map((line) => JSON.stringify(line)).join("\n") + "\n");
-    expect(() => calibrateFiles([biased])).toThrow(/--call-bias 0 --forced-call-floor none/);
+    const floored = join(directory, "floored.jsonl");
+    writeFileSync(floored, [run("m+lora:a+call-floor:0.5"), ...cases].map((line) => JSON.stringify(line)).join("\n") + "\n");
+    expect(() => calibrateFiles([floored])).toThrow(/--forced-call-floor none/);
 
     // Parts of one model's runs are weighed together; a case run in two files counts once, as it last ran.
     const part = join(directory, "part.jsonl");
@@ -111,6 +111,42 @@ describe("calibration: call biases and forced-call floors weighed from the recor
     writeFileSync(other, [run("m+lora:b"), ...more].map((line) => JSON.stringify(line)).join("\n") + "\n");
     expect(() => calibrateFiles([good, other])).toThrow(/calibrate one model's runs at a time/);
     expect(() => calibrateFiles([])).toThrow(/at least one results file/);
+  });
+
+  it("weighs a run made at a call bias at that bias and the stronger ones only, together with the same model's runs at bias 0", () => {
+    // Opening lead 4: a free call at bias 0 and at -3, words from -4 on (the lead must stay above 0).
+    const freeOffTopic = result("off", true, false, { choice: "auto", callMargin: margin(4) });
+    expect(successAt(freeOffTopic, -3, null, -3)).toBe(false);
+    expect(successAt(freeOffTopic, -4, null, -3)).toBe(true);
+    // Lead 2: the run at -3 answered in words already; it stays as it ran.
+    const wordsAtRun = result("words", true, true, { choice: "auto", callMargin: margin(2) });
+    expect(successAt(wordsAtRun, -6, null, -3)).toBe(true);
+
+    const directory = makeTempDir("botpsy-calibrate-biased-");
+    const run = (id: string): RunRecord =>
+      ({
+        type: "run",
+        settingsKey: "k",
+        settings: { suite: "apps", model: { id }, options: { thinking: "off", seed: 1, temperature: 0, maxSteps: 10, maxTokens: 512 }, botpsyVersion: "0" },
+        startedAt: "2026-12-04T00:00:00.000Z",
+        cases: 1,
+        alreadyDone: 0,
+        concurrency: 1,
+      }) as RunRecord;
+    const biased = join(directory, "biased.jsonl");
+    writeFileSync(biased, [run("m+lora:a+call-bias:-3"), { ...freeOffTopic, modelId: "m+lora:a+call-bias:-3" }].map((line) => JSON.stringify(line)).join("\n") + "\n");
+    const atZero = join(directory, "zero.jsonl");
+    const served = result("served", false, true, { choice: "named", callMargin: margin(1) });
+    writeFileSync(atZero, [run("m+lora:a"), { ...served, modelId: "m+lora:a" }].map((line) => JSON.stringify(line)).join("\n") + "\n");
+    const together = calibrateFiles([biased, atZero]);
+    expect(together.modelId).toBe("m+lora:a");
+    expect([...new Set(together.cells.map((cell) => cell.callBias))]).toEqual([-3, -4, -5, -6, -8]);
+    expect(together.best).toMatchObject({ callBias: -4, forcedCallFloor: null, successes: 2 });
+    expect(together.cells.find((cell) => cell.callBias === -3 && cell.forcedCallFloor === null)!.successes).toBe(1);
+    // Asked directly for a weaker bias than a case was run at: refused, saying how to get it.
+    expect(() => calibrate([{ ...freeOffTopic, modelId: "m+call-bias:-3" }], [0], [null], (one) => runCallBiasOf(one.modelId))).toThrow(/-3 or below only.*--call-bias 0/);
+    expect(runCallBiasOf("m+lora:a+call-bias:-2.5+call-floor:1")).toBe(-2.5);
+    expect(runCallBiasOf("m+lora:a")).toBe(0);
   });
 
   it("reads --forced-call-floor none as no floor, whatever an adapter records", () => {

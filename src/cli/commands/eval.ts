@@ -303,7 +303,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
   evaluation
     .command("calibrate <results...>")
     .description(
-      "Weigh call biases and forced-call floors on results files from the call margins their cases recorded (runs of one model at --call-bias 0 --forced-call-floor none, on a dev split; several files are weighed together), without running the model again",
+      "Weigh call biases and forced-call floors on results files from the call margins their cases recorded (runs of one model with --forced-call-floor none, on a dev split; several files are weighed together; a run at --call-bias 0 weighs every bias, one at -5 that bias and the stronger ones), without running the model again",
     )
     .option("--json", "print the grid and the best cell as JSON")
     .action((results: string[], options: { json?: boolean }) => {
