@@ -140,7 +140,7 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
   },
   {
     id: "gemma3-270m-q4_k_m",
-    title: "Gemma 3 270M base Q4_K_M (no chat template: botpsy's ChatML-style prompted format; with its botpsy-v3 adapter)",
+    title: "Gemma 3 270M base Q4_K_M (no chat template: botpsy's ChatML-style prompted format; with its botpsy-v4x3 adapter)",
     fileName: "gemma-3-270m-q4_k_m.gguf",
     sources: [
       {
@@ -181,9 +181,10 @@ export const MODEL_CATALOG: readonly CatalogEntry[] = [
     sizeBytes: 253_113_024,
     sha256: "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
     // botpsy-v4x3 for Gemma (data/adapters): v4's recipe set for three passes, trained on a GPU,
-    // with the call bias of -4 its record carries (v3's, chosen by the sweep for Gemma). On the
-    // apps suite's dev split it passes 55 of 151 against botpsy-v3's 41 on one build, with as many
-    // abstentions (13/17).
+    // with the call bias of -4 its record carries (v3's, chosen by the sweep for Gemma) and, since
+    // 2026-12-05, a forced-call floor of 1.5, chosen on the apps, nearmiss and offtopic dev splits
+    // together (results/2026-12-05/README.md): 48 of the apps dev split's 151 (55 without the
+    // floor), more abstentions where no offered tool serves.
     shippedAdapter: {
       fileName: "gemma3-270m-q4_k_m-botpsy-v4x3.gguf",
       sizeBytes: 7_611_520,
