@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { readGgufFileInfo } from "node-llama-cpp";
 import { afterAll, describe, expect, it } from "vitest";
 import { findCatalogEntry, MODEL_CATALOG, SMOLLM2_ID, type CatalogEntry } from "../../src/model/catalog.js";
-import { adapterMetadataPath, adapterName, listAdapters, readAdapterMetadata, recordedCallBias, sha256OfFile } from "../../src/model/lora-adapter.js";
+import { adapterMetadataPath, adapterName, listAdapters, readAdapterMetadata, recordedCallBias, recordedForcedCallFloor, sha256OfFile } from "../../src/model/lora-adapter.js";
 import { chooseAdapter, NO_ADAPTER, shippedAdapterPath, shippedAdaptersDirectory, tunedModelId } from "../../src/model/shipped-adapter.js";
 
 const directory = mkdtempSync(join(tmpdir(), "botpsy-shipped-adapter-"));
@@ -85,5 +85,14 @@ describe("the adapters botpsy ships", () => {
     };
     expect(bias("smollm2-135m-instruct-q4_1")).toBe(-5);
     expect(bias("gemma3-270m-q4_k_m")).toBe(-4);
+  });
+
+  it("carry the forced-call floor the dev splits chose: Gemma's 1.5, none for SmolLM2 (its weighed floor failed its confirmation run)", () => {
+    const floor = (id: string) => {
+      const entry = MODEL_CATALOG.find((candidate) => candidate.id === id)!;
+      return recordedForcedCallFloor(readAdapterMetadata(join(shippedAdaptersDirectory(), entry.shippedAdapter!.fileName)));
+    };
+    expect(floor("smollm2-135m-instruct-q4_1")).toBeUndefined();
+    expect(floor("gemma3-270m-q4_k_m")).toBe(1.5);
   });
 });
