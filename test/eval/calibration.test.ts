@@ -35,6 +35,19 @@ function result(caseId: string, abstainCase: boolean, success: boolean, firstTur
 
 const margin = (opening: number, following = 5) => ({ opening, following });
 
+/** A results file's run line for a model id, as `botpsy eval run` writes it. */
+function runRecord(id: string, suite: string, cases: number): RunRecord {
+  return {
+    type: "run",
+    settingsKey: "k",
+    settings: { suite, model: { id }, options: { thinking: "off", seed: 1, temperature: 0, maxSteps: 10, maxTokens: 512 }, botpsyVersion: "0" },
+    startedAt: "2026-12-04T00:00:00.000Z",
+    cases,
+    alreadyDone: 0,
+    concurrency: 1,
+  } as RunRecord;
+}
+
 describe("calibration: call biases and forced-call floors weighed from the recorded margins", () => {
   it("releases a forced turn below the floor (an abstention then), and turns a free call into words when the bias outweighs its opening lead", () => {
     const forcedNearMiss = result("a", true, false, { choice: "named", callMargin: margin(0.3) });
@@ -76,16 +89,7 @@ describe("calibration: call biases and forced-call floors weighed from the recor
 
   it("reads a results file, refusing a run that had its own bias or floor, and prints the grid with the best cell starred", () => {
     const directory = makeTempDir("botpsy-calibrate-");
-    const run = (id: string): RunRecord =>
-      ({
-        type: "run",
-        settingsKey: "k",
-        settings: { suite: "nearmiss", model: { id }, options: { thinking: "off", seed: 1, temperature: 0, maxSteps: 10, maxTokens: 512 }, botpsyVersion: "0" },
-        startedAt: "2026-12-03T00:00:00.000Z",
-        cases: 2,
-        alreadyDone: 0,
-        concurrency: 1,
-      }) as RunRecord;
+    const run = (id: string) => runRecord(id, "nearmiss", 2);
     const cases = [result("served", false, true, { choice: "named", callMargin: margin(1) }), result("near-miss", true, false, { choice: "named", callMargin: margin(0.2) })];
     const good = join(directory, "good.jsonl");
     writeFileSync(good, [run("m+lora:a"), ...cases].map((line) => JSON.stringify(line)).join("\n") + "\n");
@@ -123,16 +127,7 @@ describe("calibration: call biases and forced-call floors weighed from the recor
     expect(successAt(wordsAtRun, -6, null, -3)).toBe(true);
 
     const directory = makeTempDir("botpsy-calibrate-biased-");
-    const run = (id: string): RunRecord =>
-      ({
-        type: "run",
-        settingsKey: "k",
-        settings: { suite: "apps", model: { id }, options: { thinking: "off", seed: 1, temperature: 0, maxSteps: 10, maxTokens: 512 }, botpsyVersion: "0" },
-        startedAt: "2026-12-04T00:00:00.000Z",
-        cases: 1,
-        alreadyDone: 0,
-        concurrency: 1,
-      }) as RunRecord;
+    const run = (id: string) => runRecord(id, "apps", 1);
     const biased = join(directory, "biased.jsonl");
     writeFileSync(biased, [run("m+lora:a+call-bias:-3"), { ...freeOffTopic, modelId: "m+lora:a+call-bias:-3" }].map((line) => JSON.stringify(line)).join("\n") + "\n");
     const atZero = join(directory, "zero.jsonl");

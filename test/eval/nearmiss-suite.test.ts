@@ -1,11 +1,7 @@
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Profile } from "../../src/apps/profile.js";
-import type { EvalSettings } from "../../src/eval/results.js";
-import { loadScenarioFile, loadScenarios, SCENARIO_GROUPS, type Scenario } from "../../src/eval/scenario.js";
-import { suiteDirectory } from "../../src/eval/suites.js";
-import { groundTruthArgumentProblems, groundTruthFailures, replayGroundTruth, whyFailed } from "../support/scenario-suite-checks.js";
+import { loadScenarioFile } from "../../src/eval/scenario.js";
+import { groundTruthArgumentProblems, groundTruthFailures, namedToolSuite, offeredTools, replayGroundTruth, whyFailed } from "../support/scenario-suite-checks.js";
 
 /**
  * The "nearmiss" suite: a few named tools (1 to 3) are offered, and either one
@@ -13,27 +9,9 @@ import { groundTruthArgumentProblems, groundTruthFailures, replayGroundTruth, wh
  * topic ("abstain"). It measures calling when a tool fits and abstaining when
  * the offered tools only look as if they fit.
  */
-const directory = suiteDirectory("nearmiss");
-const GROUPS = SCENARIO_GROUPS.filter((name) => name !== "other");
-const files = readdirSync(directory).filter((name) => name.endsWith(".json"));
-const scenarios = loadScenarios(directory);
+const { directory, groups: GROUPS, files, scenarios, tools, settings } = namedToolSuite("nearmiss");
 const calls = scenarios.filter((scenario) => scenario.tags.labels.includes("call"));
-const profile = Profile.open({ databasePath: ":memory:", name: "catalog", seed: "empty" });
-const tools = new Map(profile.tools().map((tool) => [tool.name, tool]));
-profile.close();
-
-const settings: EvalSettings = {
-  suite: "nearmiss",
-  model: { id: "ground-truth-script" },
-  options: { thinking: "off", seed: 1, temperature: 0, maxSteps: 12, maxTokens: 512 },
-  botpsyVersion: "test",
-};
-
-function offered(scenario: Scenario): string[] {
-  const tools = scenario.tools;
-  return tools !== "all" && "names" in tools ? tools.names : [];
-}
-
+const offered = offeredTools;
 
 describe("the nearmiss suite", () => {
   it("has one file per app group", () => {

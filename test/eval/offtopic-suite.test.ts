@@ -1,11 +1,7 @@
-import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { Profile } from "../../src/apps/profile.js";
-import type { EvalSettings } from "../../src/eval/results.js";
-import { loadScenarioFile, loadScenarios, SCENARIO_GROUPS, type Scenario } from "../../src/eval/scenario.js";
-import { suiteDirectory } from "../../src/eval/suites.js";
-import { groundTruthFailures } from "../support/scenario-suite-checks.js";
+import { loadScenarioFile } from "../../src/eval/scenario.js";
+import { groundTruthFailures, namedToolSuite, offeredTools } from "../support/scenario-suite-checks.js";
 
 /**
  * The "offtopic" suite: one to three named tools are offered and the request
@@ -15,28 +11,11 @@ import { groundTruthFailures } from "../support/scenario-suite-checks.js";
  * of BFCL's irrelevance category, written for botpsy's apps, so a call bias or
  * forced-call floor can be chosen against it without reading BFCL.
  */
-const directory = suiteDirectory("offtopic");
-const GROUPS = SCENARIO_GROUPS.filter((name) => name !== "other");
-const files = readdirSync(directory).filter((name) => name.endsWith(".json"));
-const scenarios = loadScenarios(directory);
-const profile = Profile.open({ databasePath: ":memory:", name: "catalog", seed: "empty" });
-const tools = new Map(profile.tools().map((tool) => [tool.name, tool]));
-profile.close();
+const { directory, groups: GROUPS, files, scenarios, tools, settings } = namedToolSuite("offtopic");
+const offered = offeredTools;
 
 /** Tools that would serve almost any question: never offered here. */
 const GENERAL_TOOLS = ["search_web", "open_page", "find_tools"];
-
-const settings: EvalSettings = {
-  suite: "offtopic",
-  model: { id: "ground-truth-script" },
-  options: { thinking: "off", seed: 1, temperature: 0, maxSteps: 12, maxTokens: 512 },
-  botpsyVersion: "test",
-};
-
-function offered(scenario: Scenario): string[] {
-  const tools = scenario.tools;
-  return tools !== "all" && "names" in tools ? tools.names : [];
-}
 
 describe("the offtopic suite", () => {
   it("has one file per app group, each valid and holding only its own group", () => {
@@ -69,7 +48,7 @@ describe("the offtopic suite", () => {
     const requests = scenarios.map((scenario) => scenario.turns[0]!.user.trim().toLowerCase());
     expect(new Set(requests).size).toBe(requests.length);
     expect(new Set(scenarios.map((scenario) => scenario.id)).size).toBe(scenarios.length);
-    const nearmiss = new Set(loadScenarios(suiteDirectory("nearmiss")).map((scenario) => scenario.turns[0]!.user.trim().toLowerCase()));
+    const nearmiss = new Set(namedToolSuite("nearmiss").scenarios.map((scenario) => scenario.turns[0]!.user.trim().toLowerCase()));
     expect(requests.filter((request) => nearmiss.has(request))).toEqual([]);
   });
 

@@ -70,54 +70,32 @@ describe("the committed dev and test splits of the apps suite", () => {
   });
 });
 
-describe("the committed dev and test splits of the nearmiss suite", () => {
-  const nearmiss = loadScenarios(suiteDirectory("nearmiss"));
-  const file = readSplitFile(splitFilePath("nearmiss"));
-  const dev = selectSplit(nearmiss, "dev", file);
-  const test = selectSplit(nearmiss, "test", file);
+describe.each([
+  ["nearmiss", NEARMISS_STRATIFICATION],
+  ["offtopic", OFFTOPIC_STRATIFICATION],
+] as const)("the committed dev and test splits of the %s suite", (suite, stratification) => {
+  const scenarios = loadScenarios(suiteDirectory(suite));
+  const file = readSplitFile(splitFilePath(suite));
+  const dev = selectSplit(scenarios, "dev", file);
+  const test = selectSplit(scenarios, "test", file);
 
-  it("cover the suite once, and hold as many call and abstain cases of every group in each split", () => {
-    expect(file.suite).toBe("nearmiss");
-    expect(dev.length + test.length).toBe(nearmiss.length);
-    expect(new Set([...file.dev, ...file.test]).size).toBe(nearmiss.length);
+  it("cover the suite once, and hold as many cases of every stratum (group, and call or abstain) in each split", () => {
+    expect(file.suite).toBe(suite);
+    expect(dev.length + test.length).toBe(scenarios.length);
+    expect(new Set([...file.dev, ...file.test]).size).toBe(scenarios.length);
     const devStrata = countBy(dev, nearmissStratum);
     const testStrata = countBy(test, nearmissStratum);
-    for (const [stratum, total] of countBy(nearmiss, nearmissStratum)) {
+    for (const [stratum, total] of countBy(scenarios, nearmissStratum)) {
       expect(Math.abs((devStrata.get(stratum) ?? 0) - (testStrata.get(stratum) ?? 0)), `${stratum} of ${total}`).toBeLessThanOrEqual(1);
     }
-    expect(suiteHasSplits("nearmiss")).toBe(true);
+    expect(suiteHasSplits(suite)).toBe(true);
   });
 
   it("were made by a stratified method that ignores the scenarios' order", () => {
-    const made = computeSplit("nearmiss", nearmiss, NEARMISS_STRATIFICATION);
-    expect(made).toEqual(computeSplit("nearmiss", [...nearmiss].reverse(), NEARMISS_STRATIFICATION));
-    expect(made.dev.length + made.test.length).toBe(nearmiss.length);
+    const made = computeSplit(suite, scenarios, stratification);
+    expect(made).toEqual(computeSplit(suite, [...scenarios].reverse(), stratification));
+    expect(made.dev.length + made.test.length).toBe(scenarios.length);
     // The file, not the method, is the split from now on: a grown suite adds ids to it and never reruns this.
-    expect(file.method).toBe(made.method);
-  });
-});
-
-describe("the committed dev and test splits of the offtopic suite", () => {
-  const offtopic = loadScenarios(suiteDirectory("offtopic"));
-  const file = readSplitFile(splitFilePath("offtopic"));
-  const dev = selectSplit(offtopic, "dev", file);
-  const test = selectSplit(offtopic, "test", file);
-
-  it("cover the suite once, with as many cases of every group in each split", () => {
-    expect(file.suite).toBe("offtopic");
-    expect(dev.length + test.length).toBe(offtopic.length);
-    expect(new Set([...file.dev, ...file.test]).size).toBe(offtopic.length);
-    const devGroups = countBy(dev, nearmissStratum);
-    const testGroups = countBy(test, nearmissStratum);
-    for (const [group, total] of countBy(offtopic, nearmissStratum)) {
-      expect(Math.abs((devGroups.get(group) ?? 0) - (testGroups.get(group) ?? 0)), `${group} of ${total}`).toBeLessThanOrEqual(1);
-    }
-    expect(suiteHasSplits("offtopic")).toBe(true);
-  });
-
-  it("were made by the stratified method, whatever the scenarios' order", () => {
-    const made = computeSplit("offtopic", offtopic, OFFTOPIC_STRATIFICATION);
-    expect(made).toEqual(computeSplit("offtopic", [...offtopic].reverse(), OFFTOPIC_STRATIFICATION));
     expect(file.method).toBe(made.method);
   });
 });

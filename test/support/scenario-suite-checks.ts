@@ -1,10 +1,46 @@
+import { readdirSync } from "node:fs";
+import { Profile } from "../../src/apps/profile.js";
 import { botpsyAgentFactory } from "../../src/eval/agent-factory.js";
 import { groundTruthTurns } from "../../src/eval/ground-truth.js";
 import { settingsKey, type CaseResult, type EvalSettings } from "../../src/eval/results.js";
 import { runScenario } from "../../src/eval/runner.js";
-import type { Scenario } from "../../src/eval/scenario.js";
+import { loadScenarios, SCENARIO_GROUPS, type Scenario } from "../../src/eval/scenario.js";
+import { suiteDirectory } from "../../src/eval/suites.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import type { Tool } from "../../src/tools/tool.js";
+
+/**
+ * A handwritten suite that offers named tools (nearmiss, offtopic): its folder,
+ * the app groups it has one file for, its files and scenarios, every app tool
+ * by name (from an empty profile), and the settings its ground-truth replays
+ * run with.
+ */
+export function namedToolSuite(suite: "nearmiss" | "offtopic") {
+  const directory = suiteDirectory(suite);
+  const profile = Profile.open({ databasePath: ":memory:", name: "catalog", seed: "empty" });
+  const tools = new Map(profile.tools().map((tool) => [tool.name, tool]));
+  profile.close();
+  const settings: EvalSettings = {
+    suite,
+    model: { id: "ground-truth-script" },
+    options: { thinking: "off", seed: 1, temperature: 0, maxSteps: 12, maxTokens: 512 },
+    botpsyVersion: "test",
+  };
+  return {
+    directory,
+    groups: SCENARIO_GROUPS.filter((name) => name !== "other"),
+    files: readdirSync(directory).filter((name) => name.endsWith(".json")),
+    scenarios: loadScenarios(directory),
+    tools,
+    settings,
+  };
+}
+
+/** The tools a scenario names (none when it offers them all). */
+export function offeredTools(scenario: Scenario): string[] {
+  const tools = scenario.tools;
+  return tools !== "all" && "names" in tools ? tools.names : [];
+}
 
 /** Runs a scenario with its own ground truth as the model. */
 export function replayGroundTruth(scenario: Scenario, settings: EvalSettings): Promise<CaseResult> {
