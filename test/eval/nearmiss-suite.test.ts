@@ -11,7 +11,6 @@ import { groundTruthArgumentProblems, groundTruthFailures, namedToolSuite, offer
  */
 const { directory, groups: GROUPS, files, scenarios, tools, settings } = namedToolSuite("nearmiss");
 const calls = scenarios.filter((scenario) => scenario.tags.labels.includes("call"));
-const offered = offeredTools;
 
 describe("the nearmiss suite", () => {
   it("has one file per app group", () => {
@@ -41,7 +40,7 @@ describe("the nearmiss suite", () => {
       if (!scenario.id.startsWith(`nearmiss-${scenario.tags.group}-${kind}-`)) problems.push(`${scenario.id}: id does not start with nearmiss-${scenario.tags.group}-${kind}-`);
       if (scenario.tags.steps !== "single" || scenario.turns.length !== 1) problems.push(`${scenario.id}: not a single-turn, single-step case`);
       if (scenario.tags.source !== "handwritten") problems.push(`${scenario.id}: source ${scenario.tags.source}`);
-      const names = offered(scenario);
+      const names = offeredTools(scenario);
       if (names.length < 1 || names.length > 3) problems.push(`${scenario.id}: offers ${names.length} named tools (${JSON.stringify(scenario.tools)})`);
       if (new Set(names).size !== names.length) problems.push(`${scenario.id}: offers a tool twice`);
       if (kind === "call") {
@@ -64,7 +63,7 @@ describe("the nearmiss suite", () => {
   it("names only existing tools, with arguments valid for their schemas", () => {
     const problems: string[] = [];
     for (const scenario of scenarios) {
-      for (const name of offered(scenario)) if (!tools.has(name)) problems.push(`${scenario.id}: offers unknown ${name}`);
+      for (const name of offeredTools(scenario)) if (!tools.has(name)) problems.push(`${scenario.id}: offers unknown ${name}`);
       for (const call of scenario.expect.calls ?? []) if (!tools.has(call.name)) problems.push(`${scenario.id}: expects unknown tool ${call.name}`);
     }
     expect([...problems, ...groundTruthArgumentProblems(scenarios, tools)]).toEqual([]);

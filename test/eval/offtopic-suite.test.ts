@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadScenarioFile } from "../../src/eval/scenario.js";
+import { loadScenarioFile, loadScenarios } from "../../src/eval/scenario.js";
+import { suiteDirectory } from "../../src/eval/suites.js";
 import { groundTruthFailures, namedToolSuite, offeredTools } from "../support/scenario-suite-checks.js";
 
 /**
@@ -12,7 +13,6 @@ import { groundTruthFailures, namedToolSuite, offeredTools } from "../support/sc
  * forced-call floor can be chosen against it without reading BFCL.
  */
 const { directory, groups: GROUPS, files, scenarios, tools, settings } = namedToolSuite("offtopic");
-const offered = offeredTools;
 
 /** Tools that would serve almost any question: never offered here. */
 const GENERAL_TOOLS = ["search_web", "open_page", "find_tools"];
@@ -30,7 +30,7 @@ describe("the offtopic suite", () => {
   it("asks for no call in every case, with one to three existing tools offered and none of the general ones", () => {
     const problems: string[] = [];
     for (const scenario of scenarios) {
-      const names = offered(scenario);
+      const names = offeredTools(scenario);
       if (JSON.stringify(scenario.tags.labels) !== JSON.stringify(["offtopic", "abstain"])) problems.push(`${scenario.id}: labels ${JSON.stringify(scenario.tags.labels)}`);
       if (!scenario.id.startsWith(`offtopic-${scenario.tags.group}-`)) problems.push(`${scenario.id}: id does not start with offtopic-${scenario.tags.group}-`);
       if (scenario.tags.steps !== "single" || scenario.turns.length !== 1 || scenario.tags.source !== "handwritten") problems.push(`${scenario.id}: not one handwritten turn`);
@@ -48,7 +48,7 @@ describe("the offtopic suite", () => {
     const requests = scenarios.map((scenario) => scenario.turns[0]!.user.trim().toLowerCase());
     expect(new Set(requests).size).toBe(requests.length);
     expect(new Set(scenarios.map((scenario) => scenario.id)).size).toBe(scenarios.length);
-    const nearmiss = new Set(namedToolSuite("nearmiss").scenarios.map((scenario) => scenario.turns[0]!.user.trim().toLowerCase()));
+    const nearmiss = new Set(loadScenarios(suiteDirectory("nearmiss")).map((scenario) => scenario.turns[0]!.user.trim().toLowerCase()));
     expect(requests.filter((request) => nearmiss.has(request))).toEqual([]);
   });
 

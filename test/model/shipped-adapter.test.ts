@@ -77,22 +77,20 @@ describe("the adapters botpsy ships", () => {
     }
   });
 
+  /** The record of the adapter a catalog entry ships. */
+  const shippedRecord = (id: string) => {
+    const entry = MODEL_CATALOG.find((candidate) => candidate.id === id)!;
+    expect(entry.shippedAdapter, id).toBeDefined();
+    return readAdapterMetadata(join(shippedAdaptersDirectory(), entry.shippedAdapter!.fileName));
+  };
+
   it("apply by default on both verified bases, each with the call bias its dev-split sweep chose", () => {
-    const bias = (id: string) => {
-      const entry = MODEL_CATALOG.find((candidate) => candidate.id === id)!;
-      expect(entry.shippedAdapter, id).toBeDefined();
-      return recordedCallBias(readAdapterMetadata(join(shippedAdaptersDirectory(), entry.shippedAdapter!.fileName)));
-    };
-    expect(bias("smollm2-135m-instruct-q4_1")).toBe(-5);
-    expect(bias("gemma3-270m-q4_k_m")).toBe(-4);
+    expect(recordedCallBias(shippedRecord("smollm2-135m-instruct-q4_1"))).toBe(-5);
+    expect(recordedCallBias(shippedRecord("gemma3-270m-q4_k_m"))).toBe(-4);
   });
 
   it("carry the forced-call floor the dev splits chose: Gemma's 1.5, none for SmolLM2 (its weighed floor failed its confirmation run)", () => {
-    const floor = (id: string) => {
-      const entry = MODEL_CATALOG.find((candidate) => candidate.id === id)!;
-      return recordedForcedCallFloor(readAdapterMetadata(join(shippedAdaptersDirectory(), entry.shippedAdapter!.fileName)));
-    };
-    expect(floor("smollm2-135m-instruct-q4_1")).toBeUndefined();
-    expect(floor("gemma3-270m-q4_k_m")).toBe(1.5);
+    expect(recordedForcedCallFloor(shippedRecord("smollm2-135m-instruct-q4_1"))).toBeUndefined();
+    expect(recordedForcedCallFloor(shippedRecord("gemma3-270m-q4_k_m"))).toBe(1.5);
   });
 });
