@@ -20,10 +20,15 @@
  *   request's own words against the clock, and ids ("alarm-3") to the tool
  *   that hands them out, which answers a wrong one with its own error;
  * - a number the evidence writes (figures, "1e-9", "3 x 10^8", "5 million",
- *   or words up to a thousand) or
- *   implies ("an hour" is 60, "a week" 7, "all the way up" 100), that number
+ *   words up to a thousand, phrases such as "twenty five", "five dozen",
+ *   "three and a half", "three quarters") or
+ *   implies ("an hour" is 60, "a week" 7, "all the way up" 100, "5 years"
+ *   60 months), that number
  *   times or divided by 60, 100 or 1000 (minutes and hours, percent, units),
  *   and 0 and 1 always;
+ * - a currency's ISO code where the evidence names the currency ("yen":
+ *   JPY), and a number of seven digits or more written in another layout
+ *   (grouped, or with a country code for the leading 0);
  * - booleans, nulls and values the schema itself lists (enum, const,
  *   default, a default its descriptions name, or a list of single words a
  *   description opens with or gives as "one of").
@@ -127,8 +132,64 @@ function numbersOf(text: string): number[] {
     if (value !== undefined) numbers.push(value);
     numbers.push(...(IMPLIED_NUMBERS[lower] ?? IMPLIED_NUMBERS[normaliseTerm(lower) ?? ""] ?? []));
   }
+  numbers.push(...quantitiesOf(text));
   return numbers;
 }
+
+/** Number words that count (not "first", "twice"): the parts of a spoken number. */
+const COUNTING_WORDS: Record<string, number> = Object.fromEntries(
+  ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"].map((word) => [word, NUMBER_WORDS[word]!]),
+);
+/** Words that multiply the number before them: "five dozen", "two hundred", "3 thousand". */
+const MULTIPLIERS: Record<string, number> = { dozen: 12, dozens: 12, hundred: 100, hundreds: 100, thousand: 1000, thousands: 1000 };
+/** Words that divide the number before them: "three quarters" is 0.75, "two halves" 1. */
+const FRACTIONS: Record<string, number> = { half: 2, halves: 2, quarter: 4, quarters: 4 };
+const QUANTITY_TOKEN = /-?\d[\d,]*(?:\.\d+)?|[a-z]+/gi;
+
+/**
+ * Quantities a phrase of several words makes: "twenty five" (25), "five
+ * dozen" (60), "three and a half" (3.5), "2 and a quarter" (2.25), "three
+ * quarters" (0.75), and the phrase's number in the unit after it, as the
+ * unit's implied numbers have it: "5 years" is also 60 (months) and 1825
+ * (days), "three and a half hours" 210 (minutes).
+ */
+function quantitiesOf(text: string): number[] {
+  const tokens = [...text.matchAll(QUANTITY_TOKEN)].map(([token]) => token.toLowerCase());
+  const found: number[] = [];
+  let index = 0;
+  while (index < tokens.length) {
+    const start = tokens[index]!;
+    const figure = /^-?\d/.test(start) ? figureValue(start) : COUNTING_WORDS[start];
+    if (figure === undefined || !Number.isFinite(figure)) {
+      index++;
+      continue;
+    }
+    let value = figure;
+    let next = index + 1;
+    // More counting words: "twenty five", "one hundred and twenty".
+    for (;;) {
+      const word = tokens[next];
+      if (word === undefined) break;
+      if (MULTIPLIERS[word] !== undefined) value *= MULTIPLIERS[word];
+      else if (FRACTIONS[word] !== undefined && next === index + 1) value /= FRACTIONS[word];
+      else if (COUNTING_WORDS[word] !== undefined && COUNTING_WORDS[word] < 10 && value >= 20 && value % 10 === 0 && value < 100) value += COUNTING_WORDS[word];
+      else if (word === "and" && (tokens[next + 1] === "a" || tokens[next + 1] === "an") && FRACTIONS[tokens[next + 2] ?? ""] !== undefined) {
+        value += 1 / FRACTIONS[tokens[next + 2]!]!;
+        next += 2;
+      } else break;
+      next++;
+    }
+    if (next > index + 1) found.push(tidy(value));
+    const unit = tokens[next];
+    const implied = unit === undefined ? undefined : (IMPLIED_NUMBERS[unit] ?? IMPLIED_NUMBERS[normaliseTerm(unit) ?? ""]);
+    if (implied !== undefined && UNIT_WORDS.has(normaliseTerm(unit!) ?? unit!)) for (const each of implied) found.push(tidy(value * each));
+    index = next;
+  }
+  return found;
+}
+
+/** Units whose implied numbers convert a count of them into the next unit down ("5 years" is 60 months). */
+const UNIT_WORDS = new Set(["minute", "hour", "day", "week", "fortnight", "month", "year"]);
 
 /** Values a schema lists as acceptable on its own: enum and const members, defaults, defaults its descriptions name. */
 function schemaValues(schema: unknown, into: Set<string>): void {
@@ -197,6 +258,7 @@ function stringGrounded(value: string, evidence: Evidence, listed: ReadonlySet<s
   if (trimmed === "" || ISO_DATE_OR_TIME.test(trimmed) || NUMERIC_DATE.test(trimmed) || IDENTIFIER.test(trimmed)) return true;
   const lower = trimmed.toLowerCase();
   if (listed.has(lower) || evidence.text.includes(lower)) return true;
+  if (currencyNamed(trimmed, evidence.text) || digitsCarried(trimmed, evidence.text)) return true;
   if (/^-?\d[\d,]*(\.\d+)?(e[-+]?\d+)?$/i.test(trimmed)) return numberGrounded(figureValue(trimmed), evidence);
   // Figures inside words must be carried too: "Room 7" for "book a room" guessed the 7.
   const figures = [...trimmed.matchAll(NUMBER_IN_TEXT)].map(([written]) => figureValue(written));
@@ -204,6 +266,62 @@ function stringGrounded(value: string, evidence: Evidence, listed: ReadonlySet<s
   // Only figures, short words and signs: nothing else to judge.
   const terms = [...termsOf(trimmed, MIN_TERM_LENGTH)];
   return terms.length === 0 || terms.some((term) => relatesToEvidence(term, evidence));
+}
+
+/** ISO 4217 codes and the names people give the currencies (each name as a whole word or phrase of the evidence). */
+const CURRENCY_NAMES: Record<string, readonly string[]> = {
+  USD: ["dollar", "dollars", "us dollar", "us dollars", "bucks", "$"],
+  EUR: ["euro", "euros", "€"],
+  GBP: ["pound", "pounds", "sterling", "quid", "£"],
+  JPY: ["yen", "¥"],
+  CNY: ["yuan", "renminbi", "rmb"],
+  CHF: ["swiss franc", "swiss francs"],
+  CAD: ["canadian dollar", "canadian dollars"],
+  AUD: ["australian dollar", "australian dollars"],
+  NZD: ["new zealand dollar", "new zealand dollars"],
+  HKD: ["hong kong dollar", "hong kong dollars"],
+  SGD: ["singapore dollar", "singapore dollars"],
+  INR: ["rupee", "rupees", "₹"],
+  SEK: ["swedish krona", "swedish kronor"],
+  NOK: ["norwegian krone", "norwegian kroner"],
+  DKK: ["danish krone", "danish kroner"],
+  PLN: ["zloty", "zlotys", "złoty"],
+  CZK: ["koruna", "czech crown", "czech crowns"],
+  HUF: ["forint", "forints"],
+  MXN: ["mexican peso", "mexican pesos"],
+  BRL: ["real", "reais", "brazilian real"],
+  ZAR: ["rand", "rands"],
+  KRW: ["won", "korean won"],
+  TRY: ["lira", "turkish lira"],
+  THB: ["baht"],
+};
+
+/** A currency's code where the evidence names the currency ("the euro to Japanese yen rate": EUR, JPY). */
+function currencyNamed(value: string, text: string): boolean {
+  const names = /^[A-Z]{3}$/.test(value) ? CURRENCY_NAMES[value] : undefined;
+  if (names === undefined) return false;
+  return names.some((name) => (/^\W$/u.test(name) ? text.includes(name) : new RegExp(`(^|[^\\p{L}])${name}($|[^\\p{L}])`, "u").test(text)));
+}
+
+/** Seven digits or more, written with spaces, dashes, dots, brackets or a leading +: a phone, card or serial number. */
+const DIGIT_RUN = /\+?\d[\d\s().-]*\d/g;
+
+/**
+ * A number of seven digits or more that the evidence writes in another
+ * layout: grouped ("985 141 002 345 678" as "985141002345678") or with a
+ * country code for the leading 0 ("07700 900456" as "+447700900456").
+ */
+function digitsCarried(value: string, text: string): boolean {
+  if (!/^\+?[\d\s().-]+$/.test(value)) return false;
+  const digits = value.replace(/\D/g, "");
+  if (digits.length < 7) return false;
+  for (const [run] of text.matchAll(DIGIT_RUN)) {
+    const written = run.replace(/\D/g, "");
+    if (written === digits) return true;
+    const national = written.replace(/^0+/, "");
+    if (national.length >= 7 && value.trim().startsWith("+") && digits.endsWith(national) && digits.length - national.length <= 3) return true;
+  }
+  return false;
 }
 
 function evidenceOf(source: GroundingEvidence): Evidence {

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { BotpsyError } from "../errors.js";
 import { packageRoot } from "../version.js";
 import type { Scenario } from "./scenario.js";
-import { SCENARIO_SUITES } from "./suites.js";
+import { SCENARIO_SUITES, UNSEEN_SUITE } from "./suites.js";
 
 /**
  * Development and test splits of a scenario suite. Harness defaults (routing,
@@ -46,6 +46,7 @@ export function splitFilePath(suite: string): string {
 
 /** Whether `suite` is a built-in suite with dev and test splits (a path to scenario files has none). */
 export function suiteHasSplits(suite: string): boolean {
+  if (suite === UNSEEN_SUITE) return true;
   return (SCENARIO_SUITES as readonly string[]).includes(suite) && existsSync(splitFilePath(suite));
 }
 

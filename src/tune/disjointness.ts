@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { defaultBfclDataDirectory } from "../eval/bfcl/loader.js";
 import { ATTACKER_GOALS, USER_TASKS, injectionCases } from "../eval/injection/cases.js";
-import { SCENARIO_SUITES, suiteDirectory } from "../eval/suites.js";
+import { SCENARIO_SUITES, suiteDirectory, unseenSuiteDirectory } from "../eval/suites.js";
 
 /** Word n-gram length of the overlap check. */
 export const OVERLAP_NGRAM = 8;
@@ -39,7 +39,8 @@ export interface EvaluationSource {
 
 /**
  * The evaluation sets training data must never touch: every built-in
- * scenario suite (all of each: requests, scenarios, expectations), BFCL
+ * scenario suite (all of each: requests, scenarios, expectations), the
+ * unseen suite (its requests, function documents and answers), BFCL
  * (questions, function documents, answers, as the evaluation reads them) and
  * the injection suite (user tasks, attacker goals, the injected texts).
  */
@@ -48,26 +49,29 @@ export function evaluationSources(options: { bfclDirectory?: string } = {}): Eva
     name: `${name} suite`,
     texts: filesUnder(suiteDirectory(name), ".json").flatMap((path) => stringsIn(JSON.parse(readFileSync(path, "utf8")))),
   }));
-  const bfcl = filesUnder(options.bfclDirectory ?? defaultBfclDataDirectory(), ".json").flatMap((path) => {
-    const text = readFileSync(path, "utf8");
-    // BFCL files hold one JSON object a line; the function documents of multi-turn are the same.
-    return text
-      .split("\n")
-      .filter((line) => line.trim() !== "")
-      .flatMap((line) => {
-        try {
-          return stringsIn(JSON.parse(line));
-        } catch {
-          return [line];
-        }
-      });
-  });
+  const bfcl = filesUnder(options.bfclDirectory ?? defaultBfclDataDirectory(), ".json").flatMap(jsonLinesTexts);
+  const unseen = filesUnder(unseenSuiteDirectory(), ".json").flatMap(jsonLinesTexts);
   const injection = [...stringsIn(USER_TASKS), ...stringsIn(ATTACKER_GOALS), ...stringsIn(injectionCases())];
   return [
     ...suites,
+    { name: "unseen suite", texts: unseen },
     { name: "BFCL", texts: bfcl },
     { name: "injection suite", texts: injection },
   ];
+}
+
+/** The texts of a file in BFCL's format: one JSON object a line (the multi-turn function documents too). */
+function jsonLinesTexts(path: string): string[] {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .flatMap((line) => {
+      try {
+        return stringsIn(JSON.parse(line));
+      } catch {
+        return [line];
+      }
+    });
 }
 
 function filesUnder(directory: string, extension: string): string[] {

@@ -92,6 +92,32 @@ describe("argument grounding", () => {
     expect(guessed({ amount: 500000000 }, "falling for 5 seconds", [], schema)).toEqual(["amount"]);
   });
 
+  it("reads numbers spoken in several words, a count in the unit below, currencies by name and long numbers in another layout", () => {
+    const number = (value: number, userText: string) => ungroundedArguments({ value }, { type: "object", properties: { value: { type: "number" } } }, { userText, results: [] });
+    const text = (value: string, userText: string) => ungroundedArguments({ value }, { type: "object", properties: { value: { type: "string" } } }, { userText, results: [] });
+    expect(number(60, "reorder at five dozen cups")).toEqual([]);
+    expect(number(240, "order twenty dozen at a time")).toEqual([]);
+    expect(number(25, "twenty five people")).toEqual([]);
+    expect(number(5.5, "five and a half minutes a kilometre")).toEqual([]);
+    expect(number(330, "five and a half minutes a kilometre")).toEqual([]);
+    expect(number(210, "in about three and a half hours")).toEqual([]);
+    expect(number(2.25, "2 and a quarter cups")).toEqual([]);
+    expect(number(0.75, "three quarters of a cup")).toEqual([]);
+    expect(number(60, "paid back over 5 years")).toEqual([]);
+    expect(number(21, "for three weeks")).toEqual([]);
+    // Not any product: a count takes the unit written after it only.
+    expect(number(35, "5 apples and 7 pears")).toHaveLength(1);
+    expect(number(61, "paid back over 5 years")).toHaveLength(1);
+    expect(text("JPY", "the euro to Japanese yen rate")).toEqual([]);
+    expect(text("EUR", "the euro to Japanese yen rate")).toEqual([]);
+    expect(text("GBP", "the euro to Japanese yen rate")).toHaveLength(1);
+    expect(text("CHF", "a Swiss watch")).toHaveLength(1);
+    expect(text("985141002345678", "the chip number is 985 141 002 345 678")).toEqual([]);
+    expect(text("+447700900456", "my mobile is 07700 900456")).toEqual([]);
+    expect(text("+447700900457", "my mobile is 07700 900456")).toHaveLength(1);
+    expect(text("985141002345670", "the chip number is 985 141 002 345 678")).toHaveLength(1);
+  });
+
   it("reads a list written without spaces as its figures, and how often a year a frequency word says", () => {
     const schema: JsonSchema = { type: "object", properties: { values: { type: "array", items: { type: "number" } }, periods: { type: "integer" } } };
     expect(guessed({ values: [17, 29, 4] }, "the scores were [17,29,4]", [], schema)).toEqual([]);
@@ -222,8 +248,9 @@ describe("number holding", () => {
     };
     const [held] = holdNumberParameters([spec], groundedNumberChoices({ userText: "5 days in Rome for 1.5 thousand", results: [] }));
     const properties = held!.parameters.properties as Record<string, Record<string, unknown>>;
-    // 5 and 10 (1,000 ÷ 100), 24 ("days"), 90 (1.5 × 60), 1; not 0 (below the minimum), 1.5 (no integer) or 300 (above the maximum).
-    expect(properties.days).toEqual({ type: "integer", description: "Days.", enum: [1, 5, 10, 24, 90] });
+    // 5 and 10 (1,000 ÷ 100), 24 ("days"), 90 (1.5 × 60), 2 (5 days are 120 hours, ÷ 60), 15 and 25 (1.5 thousand ÷ 100 and ÷ 60), 1;
+    // not 0 (below the minimum), 1.5 (no integer) or 300 (above the maximum).
+    expect(properties.days).toEqual({ type: "integer", description: "Days.", enum: [1, 2, 5, 10, 15, 24, 25, 90] });
     expect(properties.budget!.enum).toEqual(expect.arrayContaining([0, 1, 1.5, 5, 500, 1000, 1500]));
     expect(properties.budget!.default).toBe(500);
     expect(properties.stars).toEqual({ type: "integer", enum: [3, 4, 5] });

@@ -15,7 +15,7 @@ import { runSuite, type RunSuiteSummary } from "../../eval/run-suite.js";
 import { injectionSuiteCases } from "../../eval/injection/suites.js";
 import { DEFENSE_SETTINGS, decliningAgentFactory, injectionSuiteScenarios, isDefenseSetting, type DefenseSetting } from "../../eval/injection/run.js";
 import { isScenarioSplit, SCENARIO_SPLITS, selectSuiteSplit, suiteHasSplits, type ScenarioSplit } from "../../eval/splits.js";
-import { INJECTION_SUITE, isInjectionSuite, resolveScenarioSuite } from "../../eval/suites.js";
+import { INJECTION_SUITE, isInjectionSuite, resolveScenarioSuite, UNSEEN_SUITE, unseenSuiteFiles } from "../../eval/suites.js";
 import { CALL_BIAS_OPTION_DESCRIPTION, isNoAdapter, LORA_OPTION_DESCRIPTION, NO_ADAPTER, parseCallBias, parseForcedCallFloor, FORCED_CALL_FLOOR_OPTION_DESCRIPTION, OPTIONAL_ARGUMENTS_OPTION_DESCRIPTION, parseOptionalArguments } from "../../model/shipped-adapter.js";
 import type { ChatModel, OptionalArguments } from "../../model/types.js";
 import { loadLocatedModel, locateModel } from "../../runtime.js";
@@ -176,8 +176,9 @@ function parseDefenses(text: string | undefined, injection: boolean): DefenseSet
 async function runCommand(suiteName: string, options: RunCommandOptions, dependencies: EvalCommandDependencies): Promise<void> {
   const injection = isInjectionSuite(suiteName);
   const defenses = parseDefenses(options.defenses, injection);
-  const bfcl = !injection && (suiteName === BFCL_SUITE || isBfclFile(suiteName));
-  if (!bfcl && (options.categories !== undefined || options.data !== undefined)) {
+  const unseen = suiteName === UNSEEN_SUITE;
+  const bfcl = !injection && (unseen || suiteName === BFCL_SUITE || isBfclFile(suiteName));
+  if ((!bfcl || unseen) && (options.categories !== undefined || options.data !== undefined)) {
     throw new InvalidInputError(`--categories and --data are options of the bfcl suite, not of "${suiteName}".`);
   }
   if (suiteName !== BFCL_SUITE && bfcl && options.categories !== undefined) {
@@ -191,9 +192,15 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
     : injection
       ? { suite: suiteName, scenarios: injectionSuiteScenarios(injectionSuiteCases(suiteName), limit) }
       : resolveScenarioSuite(suiteName);
-  const split = parseSplit(options.split, injection ? INJECTION_SUITE : scenarioSuite?.suite);
+  const split = parseSplit(options.split, injection ? INJECTION_SUITE : unseen ? UNSEEN_SUITE : scenarioSuite?.suite);
   const scenarios = scenarioSuite && split !== undefined ? selectSuiteSplit(scenarioSuite.suite, scenarioSuite.scenarios, split) : scenarioSuite?.scenarios;
-  const categories = bfcl ? (suiteName === BFCL_SUITE ? parseCategories(options.categories) : [resolve(suiteName)]) : undefined;
+  const categories = bfcl
+    ? unseen
+      ? unseenSuiteFiles(split ?? "all")
+      : suiteName === BFCL_SUITE
+        ? parseCategories(options.categories)
+        : [resolve(suiteName)]
+    : undefined;
   for (const category of categories ?? []) resolveBfclFile(category, options.data);
   const thinking = parseThinking(options.thinking);
   const seed = wholeNumber(options.seed, "--seed", 0);
@@ -231,7 +238,7 @@ async function runCommand(suiteName: string, options: RunCommandOptions, depende
     },
     botpsyVersion: botpsyVersion(),
   };
-  const out = resolve(options.out ?? `eval-${basename(suite).replace(/\.json$/, "")}-${info.id}.jsonl`);
+  const out = resolve(options.out ?? `eval-${basename(unseen ? UNSEEN_SUITE : suite).replace(/\.json$/, "")}-${info.id}.jsonl`);
   const controller = new AbortController();
   const stop = (): void => controller.abort();
   process.once("SIGINT", stop);
@@ -270,7 +277,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
   evaluation
     .command("run <suite>")
     .description(
-      'Run a suite ("apps", "nearmiss", "offtopic", "bfcl", "injection" or "injection-heldout", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
+      'Run a suite ("apps", "nearmiss", "offtopic", "unseen", "bfcl", "injection" or "injection-heldout", a path to scenario .json files, or a BFCL file such as BFCL_v4_live_simple.json) and append results to a JSONL file; an interrupted run resumes',
     )
     .option("--model <id>", "catalog id, GGUF path or hf: reference (default: the best model present, else the default model, pulled — as botpsy run)")
     .option("--lora <adapter>", LORA_OPTION_DESCRIPTION)
@@ -286,7 +293,7 @@ export function registerEvalCommand(program: Command, dependencies: EvalCommandD
     .option("--categories <list>", `bfcl: comma-separated categories or BFCL file paths (default: ${BFCL_CATEGORIES.join(",")})`)
     .option("--data <dir>", "bfcl: the folder of the BFCL files (default: the data that ships with botpsy)")
     .option("--parallel-calls <mode>", "auto, on or off: whether a model turn may hold several calls (auto: the model format's default)", "auto")
-    .option("--split <name>", `apps: ${SCENARIO_SPLITS.join(", ")}; defaults are tuned on dev, reported on test (see docs/scenarios.md)`)
+    .option("--split <name>", `apps, nearmiss, offtopic, unseen: ${SCENARIO_SPLITS.join(", ")}; defaults are tuned on dev, reported on test (see docs/scenarios.md)`)
     .option("--harness <switches>", "switch agent heuristics off to measure them: router=route|auto|required|none, pruning=first|recovery|all|off, pruning-scope=prompt|call, forced-tools=off|<n>, compose-answers=on|off, recovery=on|off, repeats=end|run (comma-separated)")
     .option("--defenses <setting>", `injection, injection-heldout: ${DEFENSE_SETTINGS.join(", ")} (approval requests are declined)`)
     .option("--threads <n>", "CPU threads for the model (default: llama.cpp's choice; fewer is faster on a busy machine)")
