@@ -130,10 +130,15 @@ function numbersOf(text: string): number[] {
     const lower = word.toLowerCase();
     const value = NUMBER_WORDS[lower];
     if (value !== undefined) numbers.push(value);
-    numbers.push(...(IMPLIED_NUMBERS[lower] ?? IMPLIED_NUMBERS[normaliseTerm(lower) ?? ""] ?? []));
+    numbers.push(...(impliedNumbers(lower) ?? []));
   }
   numbers.push(...quantitiesOf(text));
   return numbers;
+}
+
+/** The quantities a word implies ("hours": 60), by the word or its singular. */
+function impliedNumbers(word: string): readonly number[] | undefined {
+  return IMPLIED_NUMBERS[word] ?? IMPLIED_NUMBERS[normaliseTerm(word) ?? ""];
 }
 
 /** Number words that count (not "first", "twice"): the parts of a spoken number. */
@@ -166,7 +171,7 @@ function quantitiesOf(text: string): number[] {
     }
     let value = figure;
     let next = index + 1;
-    // More counting words: "twenty five", "one hundred and twenty".
+    // What follows the first: "twenty five", "five dozen", "three quarters", "three and a half".
     for (;;) {
       const word = tokens[next];
       if (word === undefined) break;
@@ -181,8 +186,7 @@ function quantitiesOf(text: string): number[] {
     }
     if (next > index + 1) found.push(tidy(value));
     const unit = tokens[next];
-    const implied = unit === undefined ? undefined : (IMPLIED_NUMBERS[unit] ?? IMPLIED_NUMBERS[normaliseTerm(unit) ?? ""]);
-    if (implied !== undefined && UNIT_WORDS.has(normaliseTerm(unit!) ?? unit!)) for (const each of implied) found.push(tidy(value * each));
+    if (unit !== undefined && UNIT_WORDS.has(normaliseTerm(unit) ?? unit)) for (const each of impliedNumbers(unit) ?? []) found.push(tidy(value * each));
     index = next;
   }
   return found;
@@ -296,11 +300,18 @@ const CURRENCY_NAMES: Record<string, readonly string[]> = {
   THB: ["baht"],
 };
 
+/** Each code's names as one pattern: a name as a whole word or phrase, a sign anywhere. */
+const CURRENCY_PATTERNS: ReadonlyMap<string, RegExp> = new Map(
+  Object.entries(CURRENCY_NAMES).map(([code, names]) => {
+    const words = names.filter((name) => !/^\W$/u.test(name));
+    const signs = names.filter((name) => /^\W$/u.test(name)).map((sign) => sign.replace(/[$^.*+?()[\]{}|\\]/g, "\\$&"));
+    return [code, new RegExp([`(?:^|[^\\p{L}])(?:${words.join("|")})(?:$|[^\\p{L}])`, ...signs].join("|"), "u")];
+  }),
+);
+
 /** A currency's code where the evidence names the currency ("the euro to Japanese yen rate": EUR, JPY). */
 function currencyNamed(value: string, text: string): boolean {
-  const names = /^[A-Z]{3}$/.test(value) ? CURRENCY_NAMES[value] : undefined;
-  if (names === undefined) return false;
-  return names.some((name) => (/^\W$/u.test(name) ? text.includes(name) : new RegExp(`(^|[^\\p{L}])${name}($|[^\\p{L}])`, "u").test(text)));
+  return /^[A-Z]{3}$/.test(value) && CURRENCY_PATTERNS.get(value)?.test(text) === true;
 }
 
 /** Seven digits or more, written with spaces, dashes, dots, brackets or a leading +: a phone, card or serial number. */

@@ -93,7 +93,8 @@ function firstUserMessage(messages: readonly { role: string; content: string }[]
   return (messages.find((message) => message.role === "user")?.content ?? "").trim();
 }
 
-function singleTurnCalls(caseData: BfclSingleTurnCase): ToolCall[] {
+/** The calls a single-turn case expects, each parameter at its first accepted value (a parameter that may only be left out is left out). */
+export function singleTurnCalls(caseData: BfclSingleTurnCase): ToolCall[] {
   const names = new ToolNameMap(caseData.functions.map((doc) => doc.name));
   return (caseData.groundTruth ?? []).map((expected, index) => {
     const entry = Object.entries(expected)[0];
