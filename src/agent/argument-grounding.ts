@@ -44,6 +44,7 @@ import type { JsonSchema, ToolCall, ToolSpec } from "../model/types.js";
 import { toolSpec, type Tool } from "../tools/tool.js";
 import { normaliseTerm, splitWords } from "../tools/toolbox.js";
 import { termsOf } from "./argument-pruning.js";
+import { withUnitsConverted } from "./unit-conversion.js";
 
 export interface GroundingEvidence {
   /** The user's words: this request and the session's earlier requests. */
@@ -335,9 +336,13 @@ function digitsCarried(value: string, text: string): boolean {
   return false;
 }
 
+/** The evidence as one text. A fence's random boundary is not evidence: "ab5cdef0" does not write a 5. */
+function evidenceText(source: GroundingEvidence): string {
+  return [source.userText, ...source.results.map(unfenced)].join("\n");
+}
+
 function evidenceOf(source: GroundingEvidence): Evidence {
-  // A fence's random boundary is not evidence: "ab5cdef0" does not write a 5.
-  const text = [source.userText, ...source.results.map(unfenced)].join("\n");
+  const text = evidenceText(source);
   return { terms: termsOf(text, MIN_TERM_LENGTH), numbers: new Set(numbersOf(text)), text: text.toLowerCase() };
 }
 
@@ -434,13 +439,18 @@ export const UNGROUNDED_CODE = "ungrounded_arguments";
 /**
  * What grounding makes of one call whose arguments already fit the tool's
  * schema: unchanged, run without its guessed optional values (when it still
- * fits without them), or refused with what it guessed.
+ * fits without them), or refused with what it guessed. Before it is judged,
+ * a number cut at a grouped figure's comma is joined back (`cutFigure`), a
+ * figure the user wrote in another unit is converted into the parameter's
+ * (`unit-conversion.ts`), and a runaway number is cut back (`runawayFigure`).
  */
 export type CallGrounding = { kind: "grounded"; call: ToolCall } | { kind: "guessed"; guessed: UngroundedValue[]; error: { code: typeof UNGROUNDED_CODE; message: string } };
 
 export function groundCallArguments(written: ToolCall, tool: Tool, source: GroundingEvidence): CallGrounding {
   const parameters = toolSpec(tool).parameters;
-  const call = withoutRepeatedOptionalValues(withRunawayFiguresCut(written, tool, source), tool);
+  const joined = withCutFiguresJoined(written, tool, source);
+  const converted = withUnitsConverted(joined, parameters, source.userText, (args) => tool.input.safeParse(args).success);
+  const call = withoutRepeatedOptionalValues(withRunawayFiguresCut(converted, tool, source), tool);
   const guessed = ungroundedArguments(call.arguments, parameters, source);
   if (guessed.length === 0) return { kind: "grounded", call };
   const required = requiredNames(parameters);
@@ -573,6 +583,63 @@ function withRunawayFiguresCut(call: ToolCall, tool: Tool, source: GroundingEvid
   };
   const args = walk(call.arguments) as Record<string, unknown>;
   if (!cut || !tool.input.safeParse(args).success) return call;
+  return { ...call, arguments: args };
+}
+
+/** A parameter whose description says it counts in thousands ("salary in thousands", "in k"): its 320 for "320,000" is meant. */
+const COUNTS_IN_THOUSANDS = /thousand|\bin k\b|\(k\)|\b000s\b/i;
+
+/**
+ * The grouped figure a number was cut from at its first comma, when it has
+ * one: a model copying "320,000" from the request writes "320", then the
+ * comma, which a JSON call can only read as the end of the number (the
+ * call grammar cannot let a number hold a comma). A whole number whose
+ * digits are the first group of exactly one grouped figure the evidence
+ * writes ("1,899", "320,000.50"), and which the evidence never writes on its
+ * own (as a figure or a word), was that figure. Undefined otherwise.
+ */
+export function cutFigure(value: number, evidenceText: string): number | undefined {
+  if (!Number.isInteger(value) || value === 0) return undefined;
+  const digits = plainDigits(value);
+  if (writtenFigures(evidenceText).some((figure) => figure === digits)) return undefined;
+  const fits = new Set<number>();
+  for (const [written] of evidenceText.matchAll(/\d[\d,]*(?:\.\d+)?/g)) {
+    if (THOUSANDS.test(written) && written.slice(0, written.indexOf(",")) === digits) fits.add(figureValue(written));
+  }
+  if (fits.size !== 1) return undefined;
+  const [figure] = fits;
+  return value < 0 ? -figure! : figure!;
+}
+
+/**
+ * The call with each number cut at a grouped figure's comma (see
+ * `cutFigure`) joined back into that figure, when the arguments still fit
+ * the tool's schema that way; the call itself when nothing was cut. A
+ * parameter whose description counts in thousands keeps its number.
+ */
+function withCutFiguresJoined(call: ToolCall, tool: Tool, source: GroundingEvidence): ToolCall {
+  const text = evidenceText(source);
+  if (!/\d,\d{3}/.test(text)) return call;
+  const properties = (toolSpec(tool).parameters.properties ?? {}) as Record<string, { description?: unknown }>;
+  let joined = false;
+  const walk = (value: unknown, inThousands: boolean): unknown => {
+    if (typeof value === "number") {
+      const figure = inThousands ? undefined : cutFigure(value, text);
+      if (figure === undefined) return value;
+      joined = true;
+      return figure;
+    }
+    if (Array.isArray(value)) return value.map((item) => walk(item, inThousands));
+    if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item, inThousands)]));
+    return value;
+  };
+  const args = Object.fromEntries(
+    Object.entries(call.arguments).map(([name, value]) => {
+      const description = properties[name]?.description;
+      return [name, walk(value, typeof description === "string" && COUNTS_IN_THOUSANDS.test(`${name} ${description}`))];
+    }),
+  );
+  if (!joined || !tool.input.safeParse(args).success) return call;
   return { ...call, arguments: args };
 }
 

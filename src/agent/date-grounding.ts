@@ -134,10 +134,13 @@ function absolute(result: chrono.ParsedResult): boolean {
  */
 export function namedTimes(request: string, clock: GroundingClock): NamedTime[] {
   const explicit = EXPLICIT_DATE.test(request);
+  const text = spacedMonthDots(request);
   const named = chrono
-    .parse(spacedMonthDots(request), { instant: localReference(clock) }, { forwardDate: true })
+    .parse(text, { instant: localReference(clock) }, { forwardDate: true })
     // "now" ("what about now?", "do it now") says when to act, not a day the call is about.
     .filter((result) => !/^(?:right )?now$/i.test(result.text.trim()))
+    // "every 8 hours" says how often, not a time 8 hours from now.
+    .filter((result) => !(INTERVAL.test(result.text.trim()) && /\b(?:every|each)\s+$/i.test(text.slice(0, result.index))))
     .map((result) => ({ result, named: fromChrono(result) }))
     .filter(({ named }) => named.date !== undefined || named.time !== undefined);
   // Beside a written date, a relative one ("yesterday") is another day the request names: the
@@ -145,6 +148,9 @@ export function namedTimes(request: string, clock: GroundingClock): NamedTime[] 
   if (explicit && named.some(({ result }) => !absolute(result))) return named.length > 1 ? named.map((entry) => entry.named) : [];
   return named.map((entry) => entry.named);
 }
+
+/** A stretch of time on its own ("8 hours", "a day"), which chrono reads as counted from now. */
+const INTERVAL = /^(?:\d+(?:\.\d+)?|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)$/i;
 
 /** Hours in words, as people say a clock time ("at seven", "half past six"). */
 const HOUR_WORDS: Record<string, number> = {

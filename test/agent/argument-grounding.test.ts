@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import { groundedNumberChoices, holdNumberParameters, repeatedOptionalValues, runawayFigure, ungroundedAnswer, ungroundedArguments } from "../../src/agent/argument-grounding.js";
+import { cutFigure, groundedNumberChoices, holdNumberParameters, repeatedOptionalValues, runawayFigure, ungroundedAnswer, ungroundedArguments } from "../../src/agent/argument-grounding.js";
 import type { Profile } from "../../src/apps/profile.js";
 import { fenceUntrusted } from "../../src/policy/fence.js";
 import type { JsonSchema, ToolSpec } from "../../src/model/types.js";
@@ -216,6 +216,43 @@ describe("number holding", () => {
     expect(runawayFigure(500000000, "5 apples and 50 pears")).toBeUndefined();
     expect(runawayFigure(42000000, "set an alarm")).toBeUndefined();
     expect(runawayFigure(51000000, "falling for 5 seconds")).toBeUndefined();
+  });
+
+  it("finds the grouped figure a number was cut from at its first comma", () => {
+    expect(cutFigure(320, "The flat costs 320,000 and rents for 1,450 a month")).toBe(320000);
+    expect(cutFigure(1, "the sales tax on a 1,899 purchase at 8.25%")).toBe(1899);
+    expect(cutFigure(2, "a shareholder's equity of 2,000,000.50")).toBe(2000000.5);
+    expect(cutFigure(-12, "a loss of -12,500")).toBe(-12500);
+    // The evidence writes the number on its own, no grouped figure starts with it, two do, or it is no whole number: nothing.
+    expect(cutFigure(3, "3 pallets, 3,200 kg")).toBeUndefined();
+    expect(cutFigure(3, "three pallets, 3,200 kg")).toBeUndefined();
+    expect(cutFigure(32, "320,000")).toBeUndefined();
+    expect(cutFigure(1, "between 1,200 and 1,500")).toBeUndefined();
+    expect(cutFigure(1.5, "1,500")).toBeUndefined();
+    expect(cutFigure(450, "under 450000")).toBeUndefined();
+  });
+
+  it("runs a call with a number cut at a comma as the figure the user wrote, unless the parameter counts in thousands", async () => {
+    const profile = freshNotesProfile();
+    try {
+      const ran: Record<string, unknown>[] = [];
+      const estimate = defineTool({
+        name: "rental_yield",
+        description: "Net yield of a rental.",
+        input: z.object({ price: z.number(), monthly_rent: z.number(), budget_k: z.number().describe("Budget in thousands").optional() }),
+        risk: "read",
+        run: (input) => {
+          ran.push(input);
+          return { yield: 0.05 };
+        },
+      });
+      const model = new ScriptedModel([{ toolCalls: [{ name: "rental_yield", arguments: { price: 320, monthly_rent: 1450, budget_k: 350 } }] }, "About 5%."]);
+      const outcome = await new Agent({ model, profile, toolbox: new ToolBox([estimate]) }).run("The flat costs 320,000 and rents for 1,450 a month; my budget is 350,000.").outcome;
+      expect(outcome.calls[0]).toMatchObject({ status: "ok", call: { arguments: { price: 320000, monthly_rent: 1450, budget_k: 350 } } });
+      expect(ran).toEqual([{ price: 320000, monthly_rent: 1450, budget_k: 350 }]);
+    } finally {
+      profile.close();
+    }
   });
 
   it("offers every number grounding accepts, and nothing when the conversation writes no number", () => {

@@ -10,6 +10,10 @@ describe("grounded dates and times", () => {
     expect(namedTimes("Set an alarm for 7 am tomorrow", clock)).toEqual([{ text: "7 am tomorrow", date: "2026-12-02", time: "07:00" }]);
     expect(namedTimes("Remind me to call the dentist by Friday", clock)).toEqual([{ text: "Friday", date: "2026-12-04" }]);
     expect(namedTimes("Set an alarm in 2 hours", clock)[0]).toMatchObject({ date: "2026-12-01", time: "11:00" });
+    // "every 8 hours" is how often, not a time 8 hours from now; "in 8 hours" is one.
+    expect(namedTimes("first pill at 7:30 pm, then one every 8 hours", clock)).toEqual([{ text: "at 7:30 pm", time: "19:30" }]);
+    expect(namedTimes("water the plants each 2 days", clock)).toEqual([]);
+    expect(namedTimes("remind me in 8 hours", clock)[0]).toMatchObject({ time: "17:00" });
     // Late evening in Tokyo is already the next day there.
     expect(namedTimes("tomorrow", { now: new Date("2026-12-01T20:00:00Z"), timeZone: "Asia/Tokyo" })[0]?.date).toBe("2026-12-03");
   });
@@ -88,6 +92,11 @@ describe("grounded dates and times", () => {
       expect(alarm("07:00", "Set an alarm for 7pm").call.arguments).toEqual({ time: "19:00" });
       expect(alarm("00:00", "Set an alarm at 19:00").call.arguments).toEqual({ time: "19:00" });
       expect(alarm("07:00", "Wake me tomorrow morning at 7").kind).toBe("unchanged");
+      // An interval beside the time ("every 8 hours") leaves it the request's only time.
+      expect(groundCallDates(call("dose_times", { first_dose_time: "7:30", interval_hours: 8 }), "first dose at 7:30 pm tonight, then every 8 hours", clock).call.arguments).toEqual({
+        first_dose_time: "19:30",
+        interval_hours: 8,
+      });
     });
 
     it("leaves times the request does not contradict alone", () => {

@@ -1,0 +1,150 @@
+/**
+ * A figure the user gives in one unit, copied into a parameter that counts
+ * in another. A small model asked for "1 litre over 8 hours" by a tool that
+ * wants `volume_ml` and `duration_min` writes 1 and 8: it copies the figures
+ * and leaves the units behind. Where a number parameter says its unit (its
+ * name ends in one, `weight_kg`, or its description gives one, "Duration in
+ * minutes") and the call's value is a figure the user wrote with another
+ * unit of the same kind ("3800 g", "two and a half days", "an hour"), and
+ * never with the parameter's own, the value is that quantity in the
+ * parameter's unit: 1 litre is 1000 ml.
+ *
+ * Only exact conversions within one kind are made (time from milliseconds to
+ * fortnights, metric lengths, masses and volumes); a rate (`pace_seconds_per_km`)
+ * and a unit that needs a calendar (months, years) are left alone, and so is
+ * a figure the user wrote with two units that would convert differently.
+ */
+import type { JsonSchema, ToolCall } from "../model/types.js";
+
+type Dimension = "time" | "length" | "mass" | "volume";
+
+interface Unit {
+  dimension: Dimension;
+  /** How many of the dimension's base unit (second, metre, gram, millilitre) one of it is. */
+  factor: number;
+}
+
+const unit = (dimension: Dimension, factor: number, ...names: string[]): [string, Unit][] => names.map((name) => [name, { dimension, factor }]);
+
+/** Units by the words and symbols people write for them (lower case). */
+const UNITS: ReadonlyMap<string, Unit> = new Map([
+  ...unit("time", 0.001, "ms", "millisecond", "milliseconds"),
+  ...unit("time", 1, "s", "sec", "secs", "second", "seconds"),
+  ...unit("time", 60, "min", "mins", "minute", "minutes"),
+  ...unit("time", 3600, "h", "hr", "hrs", "hour", "hours"),
+  ...unit("time", 86_400, "day", "days"),
+  ...unit("time", 604_800, "week", "weeks", "wk", "wks"),
+  ...unit("time", 1_209_600, "fortnight", "fortnights"),
+  ...unit("length", 0.001, "mm", "millimetre", "millimetres", "millimeter", "millimeters"),
+  ...unit("length", 0.01, "cm", "centimetre", "centimetres", "centimeter", "centimeters"),
+  ...unit("length", 1, "m", "metre", "metres", "meter", "meters"),
+  ...unit("length", 1000, "km", "kilometre", "kilometres", "kilometer", "kilometers"),
+  ...unit("mass", 0.001, "mg", "milligram", "milligrams"),
+  ...unit("mass", 1, "g", "gram", "grams", "gramme", "grammes"),
+  ...unit("mass", 1000, "kg", "kilo", "kilos", "kilogram", "kilograms"),
+  ...unit("mass", 1_000_000, "tonne", "tonnes"),
+  ...unit("volume", 1, "ml", "millilitre", "millilitres", "milliliter", "milliliters"),
+  ...unit("volume", 10, "cl", "centilitre", "centilitres"),
+  ...unit("volume", 100, "dl", "decilitre", "decilitres"),
+  ...unit("volume", 1000, "l", "litre", "litres", "liter", "liters"),
+]);
+
+/** Units a request writes as a word, which "a" or "an" may count one of ("an hour"); symbols need a figure. */
+const UNIT_WORDS_FOR_ONE = /^[a-z]{4,}$/;
+
+const COUNTS: Record<string, number> = {
+  one: 1, two: 2, three: 3, four: 4, five: 5, six: 6, seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12,
+  fifteen: 15, twenty: 20, thirty: 30, forty: 40, fifty: 50, sixty: 60, ninety: 90, hundred: 100,
+};
+
+/** A quantity before a unit: a figure ("1,500", "2.5"), a count in words, "a"/"an", each with "and a half" after it or after the unit ("an hour and a half"), or "half a"/"half an". */
+const MENTION = new RegExp(
+  String.raw`(?<![\w.,])(?:(half)\s+an?|(\d[\d,]*(?:\.\d+)?|${Object.keys(COUNTS).join("|")}|an?)(\s+and\s+a\s+half)?)\s*-?\s*([a-z]+)\b(\s+and\s+a\s+half\b)?`,
+  "gi",
+);
+
+export interface UnitMention {
+  value: number;
+  unit: Unit;
+}
+
+/** The quantities `text` gives with a unit: "8 hours", "1 litre", "3800 g", "two and a half days", "an hour", "half a litre". */
+export function unitMentions(text: string): UnitMention[] {
+  const mentions: UnitMention[] = [];
+  for (const match of text.matchAll(MENTION)) {
+    const [, half, figure, andAHalf, word, unitAndAHalf] = match;
+    const unitWord = word!.toLowerCase();
+    const found = UNITS.get(unitWord);
+    if (found === undefined) continue;
+    let value: number;
+    if (half !== undefined) value = 0.5;
+    else if (/^\d/.test(figure!)) value = Number(figure!.replace(/,/g, ""));
+    else if (/^an?$/i.test(figure!)) {
+      if (!UNIT_WORDS_FOR_ONE.test(unitWord)) continue;
+      value = 1;
+    } else value = COUNTS[figure!.toLowerCase()]!;
+    if (andAHalf !== undefined || unitAndAHalf !== undefined) value += 0.5;
+    if (Number.isFinite(value)) mentions.push({ value, unit: found });
+  }
+  return mentions;
+}
+
+/** Singular words a name uses for a place on the clock or calendar (`start_hour`, `day`), not a duration. */
+const CLOCK_WORDS = new Set(["second", "minute", "hour", "day", "week"]);
+
+/** The unit a number parameter counts in: the last unit its name ends in (`weight_kg`, `durationMinutes`), or one its description gives ("in minutes", "(kg)"); none for a rate. */
+export function parameterUnit(name: string, description: string | undefined): Unit | undefined {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== "");
+  const described = (description ?? "").toLowerCase();
+  if (words.includes("per") || /\bper\b|\/\s*[a-z]/.test(described)) return undefined;
+  const last = words.at(-1);
+  if (last !== undefined && UNITS.has(last) && !CLOCK_WORDS.has(last)) return UNITS.get(last);
+  const phrase = /\bin\s+([a-z]+)\b|\(([a-z]+)\)/.exec(described);
+  const word = phrase?.[1] ?? phrase?.[2];
+  return word !== undefined && word.length > 1 ? UNITS.get(word) : undefined;
+}
+
+/** A conversion as a call writes it: 0.001 × 3800 is 3.8, not 3.8000000000000003. */
+function tidy(value: number): number {
+  return Number(value.toPrecision(12));
+}
+
+/**
+ * The value a number meant in the parameter's unit, when the user wrote that
+ * figure with another unit of the same kind and never with the parameter's
+ * own; undefined when nothing converts or the mentions disagree.
+ */
+export function convertedValue(value: number, wanted: Unit, mentions: readonly UnitMention[]): number | undefined {
+  const alike = mentions.filter((mention) => mention.unit.dimension === wanted.dimension && mention.value === value);
+  if (alike.length === 0 || alike.some((mention) => mention.unit.factor === wanted.factor)) return undefined;
+  const converted = new Set(alike.map((mention) => tidy((value * mention.unit.factor) / wanted.factor)));
+  return converted.size === 1 ? [...converted][0] : undefined;
+}
+
+/**
+ * The call with each top-level number parameter whose value the user wrote
+ * in another unit converted into the parameter's unit (see the module
+ * comment), when the result still fits `fits`; the call itself otherwise.
+ */
+export function withUnitsConverted(call: ToolCall, parameters: JsonSchema, userText: string, fits: (args: Record<string, unknown>) => boolean): ToolCall {
+  const mentions = unitMentions(userText);
+  if (mentions.length === 0) return call;
+  const properties = (parameters.properties ?? {}) as Record<string, { description?: unknown }>;
+  let converted = false;
+  const args = Object.fromEntries(
+    Object.entries(call.arguments).map(([name, value]) => {
+      if (typeof value !== "number") return [name, value];
+      const description = properties[name]?.description;
+      const wanted = parameterUnit(name, typeof description === "string" ? description : undefined);
+      const meant = wanted === undefined ? undefined : convertedValue(value, wanted, mentions);
+      if (meant === undefined) return [name, value];
+      converted = true;
+      return [name, meant];
+    }),
+  );
+  return converted && fits(args) ? { ...call, arguments: args } : call;
+}
