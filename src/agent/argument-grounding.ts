@@ -441,7 +441,8 @@ export const UNGROUNDED_CODE = "ungrounded_arguments";
  * schema: unchanged, run without its guessed optional values (when it still
  * fits without them), or refused with what it guessed. Before it is judged,
  * a number cut at a grouped figure's comma is joined back (`cutFigure`), a
- * figure the user wrote in another unit is converted into the parameter's
+ * figure the user wrote in another unit is converted into the parameter's,
+ * and a percentage into the form its description asks for
  * (`unit-conversion.ts`), and a runaway number is cut back (`runawayFigure`).
  */
 export type CallGrounding = { kind: "grounded"; call: ToolCall } | { kind: "guessed"; guessed: UngroundedValue[]; error: { code: typeof UNGROUNDED_CODE; message: string } };

@@ -7,7 +7,8 @@
  * minutes") and the call's value is a figure the user wrote with another
  * unit of the same kind ("3800 g", "two and a half days", "an hour"), and
  * never with the parameter's own, the value is that quantity in the
- * parameter's unit: 1 litre is 1000 ml.
+ * parameter's unit: 1 litre is 1000 ml. A percentage is written the way a
+ * parameter's description asks: "8.25%" is 0.0825 for a rate "as a decimal".
  *
  * Only exact conversions within one kind are made (time from milliseconds to
  * fortnights, metric lengths, masses and volumes); a rate (`pace_seconds_per_km`)
@@ -125,22 +126,58 @@ export function convertedValue(value: number, wanted: Unit, mentions: readonly U
   return converted.size === 1 ? [...converted][0] : undefined;
 }
 
+/** Percentages the user writes: "8.25%", "5 percent", "3 per cent". */
+const PERCENT = /(?<![\w.])(\d+(?:\.\d+)?)\s*(?:%|percent\b|per\s+cent\b)/gi;
+
+export function percentMentions(text: string): number[] {
+  return [...text.matchAll(PERCENT)].map(([, figure]) => Number(figure));
+}
+
+/** A description that wants a rate as a fraction of one: "as a decimal", "e.g. 0.07 for 7%", "between 0 and 1". */
+const AS_DECIMAL = /\bdecimal\b|\bfraction\b|\bbetween 0 and 1\b|\b0(?:\.0)?\s*(?:-|–|to)\s*1(?:\.0)?\b|\be\.g\.,?\s*0\.\d/i;
+/** A parameter that wants a rate in percent: named so (`waste_percent`, `tax_pct`), or described "in percent", "as a percentage". */
+const AS_PERCENT_NAME = /(?:^|_|[a-z])(?:percent|percentage|pct)$/i;
+const AS_PERCENT_DESCRIPTION = /\bin percent\b|\bas a (?:whole[- ]number )?percent(?:age)?\b|\bpercentage points?\b/i;
+
+/** The form a number parameter wants a percentage in, when its name or description says. */
+export function percentForm(name: string, description: string | undefined): "decimal" | "percent" | undefined {
+  const described = description ?? "";
+  if (AS_DECIMAL.test(described)) return "decimal";
+  if (AS_PERCENT_NAME.test(name) || AS_PERCENT_DESCRIPTION.test(described)) return "percent";
+  return undefined;
+}
+
+/**
+ * A percentage the user wrote in the form the parameter wants: 8.25 for
+ * "8.25%" is 0.0825 where the parameter wants a decimal, and 0.15 for "15%"
+ * is 15 where it wants percent. Undefined when the value is no such copy.
+ */
+export function percentValue(value: number, form: "decimal" | "percent", percents: readonly number[]): number | undefined {
+  if (form === "decimal") return percents.includes(value) ? tidy(value / 100) : undefined;
+  return percents.some((percent) => tidy(percent / 100) === value) && !percents.includes(value) ? tidy(value * 100) : undefined;
+}
+
 /**
  * The call with each top-level number parameter whose value the user wrote
  * in another unit converted into the parameter's unit (see the module
- * comment), when the result still fits `fits`; the call itself otherwise.
+ * comment), and a percentage written in the form the parameter's name or
+ * description asks for (a decimal, or percent), when the result still fits
+ * `fits`; the call itself otherwise.
  */
 export function withUnitsConverted(call: ToolCall, parameters: JsonSchema, userText: string, fits: (args: Record<string, unknown>) => boolean): ToolCall {
   const mentions = unitMentions(userText);
-  if (mentions.length === 0) return call;
+  const percents = percentMentions(userText);
+  if (mentions.length === 0 && percents.length === 0) return call;
   const properties = (parameters.properties ?? {}) as Record<string, { description?: unknown }>;
   let converted = false;
   const args = Object.fromEntries(
     Object.entries(call.arguments).map(([name, value]) => {
       if (typeof value !== "number") return [name, value];
       const description = properties[name]?.description;
-      const wanted = parameterUnit(name, typeof description === "string" ? description : undefined);
-      const meant = wanted === undefined ? undefined : convertedValue(value, wanted, mentions);
+      const described = typeof description === "string" ? description : undefined;
+      const wanted = parameterUnit(name, described);
+      const form = percentForm(name, described);
+      const meant = wanted !== undefined ? convertedValue(value, wanted, mentions) : form !== undefined ? percentValue(value, form, percents) : undefined;
       if (meant === undefined) return [name, value];
       converted = true;
       return [name, meant];

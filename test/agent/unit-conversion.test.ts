@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import { convertedValue, parameterUnit, unitMentions, withUnitsConverted } from "../../src/agent/unit-conversion.js";
+import { convertedValue, parameterUnit, percentForm, percentMentions, percentValue, unitMentions, withUnitsConverted } from "../../src/agent/unit-conversion.js";
 import type { JsonSchema } from "../../src/model/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { defineTool } from "../../src/tools/tool.js";
@@ -46,6 +46,25 @@ describe("unit conversion", () => {
     expect(convertedValue(2, minutes, unitMentions("2 hours or 2 days"))).toBeUndefined();
     expect(convertedValue(3, minutes, unitMentions("3 km"))).toBeUndefined();
     expect(convertedValue(3800, { dimension: "mass", factor: 1000 }, unitMentions("3800 g"))).toBe(3.8);
+  });
+
+  it("writes a percentage the way the parameter asks for it, and leaves it when the parameter does not say", () => {
+    expect(percentMentions("a 1,899 purchase at 8.25%, 5 percent off, 3 per cent fee, 2% ")).toEqual([8.25, 5, 3, 2]);
+    expect(percentForm("tax_rate", "Tax rate as a decimal fraction, e.g. 0.07 for 7%.")).toBe("decimal");
+    expect(percentForm("rate", "Yearly rate, between 0 and 1")).toBe("decimal");
+    expect(percentForm("waste_percent", "Extra allowed for cuts")).toBe("percent");
+    expect(percentForm("discount", "Discount as a percentage")).toBe("percent");
+    expect(percentForm("rate", "The interest rate")).toBeUndefined();
+    expect(percentValue(8.25, "decimal", [8.25])).toBe(0.0825);
+    expect(percentValue(0.0825, "decimal", [8.25])).toBeUndefined();
+    expect(percentValue(0.15, "percent", [15])).toBe(15);
+    expect(percentValue(15, "percent", [15])).toBeUndefined();
+    const parameters: JsonSchema = {
+      type: "object",
+      properties: { amount: { type: "number" }, tax_rate: { type: "number", description: "Tax rate as a decimal, e.g. 0.07 for 7%" }, rate: { type: "number" } },
+    };
+    const call = { id: "call-1", name: "sales_tax", arguments: { amount: 1899, tax_rate: 8.25, rate: 8.25 } };
+    expect(withUnitsConverted(call, parameters, "the tax on 1,899 at 8.25%", () => true).arguments).toEqual({ amount: 1899, tax_rate: 0.0825, rate: 8.25 });
   });
 
   it("rewrites the call's top-level numbers, and keeps the call when the converted one would not fit its schema", () => {
