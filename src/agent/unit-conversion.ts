@@ -60,7 +60,7 @@ const COUNTS: Record<string, number> = {
 
 /** A quantity before a unit: a figure ("1,500", "2.5"), a count in words, "a"/"an", each with "and a half" after it or after the unit ("an hour and a half"), or "half a"/"half an". */
 const MENTION = new RegExp(
-  String.raw`(?<![\w.,])(?:(half)\s+an?|(\d[\d,]*(?:\.\d+)?|${Object.keys(COUNTS).join("|")}|an?)(\s+and\s+a\s+half)?)\s*-?\s*([a-z]+)\b(\s+and\s+a\s+half\b)?`,
+  String.raw`(?<![\w.,])(?:(half)\s+an?|(\d(?:\d|,(?=\d))*(?:\.\d+)?|${Object.keys(COUNTS).join("|")}|an?)(\s+and\s+a\s+half)?)\s*-?\s*([a-z]+)\b(\s+and\s+a\s+half\b)?`,
   "gi",
 );
 

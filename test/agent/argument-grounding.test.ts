@@ -223,6 +223,8 @@ describe("number holding", () => {
     expect(cutFigure(1, "the sales tax on a 1,899 purchase at 8.25%")).toBe(1899);
     expect(cutFigure(2, "a shareholder's equity of 2,000,000.50")).toBe(2000000.5);
     expect(cutFigure(-12, "a loss of -12,500")).toBe(-12500);
+    // A comma after the figure ends the clause, not the figure.
+    expect(cutFigure(36, "cost 36,000, useful life 6 years")).toBe(36000);
     // The evidence writes the number on its own, no grouped figure starts with it, two do, or it is no whole number: nothing.
     expect(cutFigure(3, "3 pallets, 3,200 kg")).toBeUndefined();
     expect(cutFigure(3, "three pallets, 3,200 kg")).toBeUndefined();
