@@ -1,4 +1,4 @@
-import { basename } from "node:path";
+import { basename, isAbsolute, relative, sep } from "node:path";
 import { InvalidInputError } from "../errors.js";
 import type { ChatModel } from "../model/types.js";
 import { botpsyAgentFactory } from "./agent-factory.js";
@@ -8,10 +8,22 @@ import type { BfclModelCall } from "./bfcl/ast-checker.js";
 import { BFCL_CATEGORIES, loadBfclCategory, type BfclCase } from "./bfcl/loader.js";
 import type { BfclFunctionDoc } from "./bfcl/schema.js";
 import { BFCL_SUITE } from "./bfcl-scores.js";
+import { packageRoot } from "../version.js";
 import type { CheckResult } from "./checker.js";
 import type { CallResult, CaseResult, EvalSettings } from "./results.js";
 import type { AgentFactory } from "./runner.js";
 import { runCasesResumably, type RunSuiteSummary } from "./run-suite.js";
+
+/**
+ * A category as a run records it: a file inside botpsy (the unseen suite's
+ * files) by its path from the package's root, so a results file names the
+ * same data on every install; any other name or path as given.
+ */
+export function recordedCategory(category: string): string {
+  if (!isAbsolute(category)) return category;
+  const inside = relative(packageRoot(), category);
+  return inside !== "" && !inside.startsWith("..") && !isAbsolute(inside) ? inside.split(sep).join("/") : category;
+}
 
 /**
  * BFCL in the common results format: each BFCL case result becomes a
@@ -72,7 +84,7 @@ export async function runBfclSuite(options: RunBfclSuiteOptions): Promise<RunSui
     ...options,
     cases: chosen,
     idOf: (item) => item.caseData.id,
-    runRecordExtras: { categories: [...categories] },
+    runRecordExtras: { categories: categories.map(recordedCategory) },
     run: async (item, key) => {
       const observed = observeFirstTurn(options.model);
       const outcome = await runBfclCase(item.caseData, { model: observed.model, agentFactory, settings: options.settings, signal: options.signal });

@@ -1,11 +1,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { botpsyAgentFactory } from "../../src/eval/agent-factory.js";
 import { bfclInputSchema, loadBfclCategory, runBfclCase, SINGLE_TURN_MAX_STEPS, type RunBfclCaseOptions } from "../../src/eval/bfcl/index.js";
 import { GroundTruthModel } from "../../src/eval/bfcl/ground-truth-model.js";
-import { bfclCaseResult, runBfclSuite } from "../../src/eval/bfcl-suite.js";
+import { bfclCaseResult, recordedCategory, runBfclSuite } from "../../src/eval/bfcl-suite.js";
+import { unseenSuiteFiles } from "../../src/eval/suites.js";
+import { packageRoot } from "../../src/version.js";
 import type { EvalSettings } from "../../src/eval/results.js";
 import type { ChatModel, GenerateRequest } from "../../src/model/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
@@ -213,5 +215,16 @@ describe("BFCL function documents as tool inputs", () => {
     expect(input.safeParse({ nights: 2, view: "street" }).success).toBe(false);
     // A dict without declared keys takes any.
     expect(input.parse({ nights: 2, extras: { crib: true } })).toEqual({ nights: 2, extras: { crib: true } });
+  });
+});
+
+describe("recordedCategory", () => {
+  it("records a file of botpsy's own by its path from the package root, and anything else as given", () => {
+    const [dev] = unseenSuiteFiles("dev");
+    expect(recordedCategory(dev!)).toBe("data/unseen/unseen_dev.json");
+    expect(recordedCategory("simple_python")).toBe("simple_python");
+    expect(recordedCategory("extra/BFCL_v4_live_simple.json")).toBe("extra/BFCL_v4_live_simple.json");
+    const outside = resolve(packageRoot(), "..", "elsewhere", "BFCL_v4_live_simple.json");
+    expect(recordedCategory(outside)).toBe(outside);
   });
 });
