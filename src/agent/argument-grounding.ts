@@ -44,7 +44,7 @@ import type { JsonSchema, ToolCall, ToolSpec } from "../model/types.js";
 import { toolSpec, type Tool } from "../tools/tool.js";
 import { normaliseTerm, splitWords } from "../tools/toolbox.js";
 import { termsOf } from "./argument-pruning.js";
-import { withUnitsConverted } from "./unit-conversion.js";
+import { withUnitsConverted, WRITTEN_FIGURE } from "./unit-conversion.js";
 
 export interface GroundingEvidence {
   /** The user's words: this request and the session's earlier requests. */
@@ -62,8 +62,10 @@ export interface UngroundedValue {
 const ISO_DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$|^([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?(\s?[ap]\.?m\.?)?$/i;
 /** A date written with figures in another order or with other separators ("26/10/2027", "10-26-2027", "10/2027"): a date, left to date grounding as ISO dates are. */
 const NUMERIC_DATE = /^(?:\d{1,2}[-/.]\d{1,2}[-/.]\d{4}|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{4}|\d{4}[-/.]\d{1,2})$/;
-/** A figure as written: digits, commas only between digits ("320,000, then" ends at the last 0), a decimal part, an exponent. */
-const NUMBER_IN_TEXT = /(?:-?\d(?:\d|,(?=\d))*(?:\.\d+)?|-?\.\d+)(?:e[-+]?\d+)?/gi;
+/** Figures as written (see WRITTEN_FIGURE); with a decimal that starts at its point (".5"); with a sign and an exponent. */
+const FIGURE = new RegExp(WRITTEN_FIGURE, "g");
+const FIGURE_OR_DECIMAL = new RegExp(String.raw`${WRITTEN_FIGURE}|\.\d+`, "g");
+const NUMBER_IN_TEXT = new RegExp(String.raw`(?:-?${WRITTEN_FIGURE}|-?\.\d+)(?:e[-+]?\d+)?`, "gi");
 /** Figures grouped in thousands ("1,500", "2,000,000"); any other comma between digits separates a list ("[22,33,42]"). */
 const THOUSANDS = /^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/;
 /** A figure times a power of ten as people write it: "3 x 10^8", "1.6×10^-19", "2 * 10**5". */
@@ -151,7 +153,7 @@ const COUNTING_WORDS: Record<string, number> = Object.fromEntries(
 const MULTIPLIERS: Record<string, number> = { dozen: 12, dozens: 12, hundred: 100, hundreds: 100, thousand: 1000, thousands: 1000 };
 /** Words that divide the number before them: "three quarters" is 0.75, "two halves" 1. */
 const FRACTIONS: Record<string, number> = { half: 2, halves: 2, quarter: 4, quarters: 4 };
-const QUANTITY_TOKEN = /-?\d(?:\d|,(?=\d))*(?:\.\d+)?|[a-z]+/gi;
+const QUANTITY_TOKEN = new RegExp(String.raw`-?${WRITTEN_FIGURE}|[a-z]+`, "gi");
 
 /**
  * Quantities a phrase of several words makes: "twenty five" (25), "five
@@ -517,7 +519,7 @@ const RUNAWAY_TAIL = 4;
 /** The figures the evidence writes, as written (no sign, no thousands commas, no exponent), and the whole numbers it writes in words ("five"). */
 function writtenFigures(text: string): string[] {
   const figures = new Set<string>();
-  for (const [written] of text.matchAll(/\d(?:\d|,(?=\d))*(?:\.\d+)?|\.\d+/g)) {
+  for (const [written] of text.matchAll(FIGURE_OR_DECIMAL)) {
     const parts = THOUSANDS.test(written) ? [written.replace(/,/g, "")] : written.split(",");
     for (const figure of parts) if (figure !== "" && Number(figure) !== 0) figures.add(figure);
   }
@@ -605,7 +607,7 @@ export function cutFigure(value: number, evidenceText: string): number | undefin
   const digits = plainDigits(value);
   if (writtenFigures(evidenceText).some((figure) => figure === digits)) return undefined;
   const fits = new Set<number>();
-  for (const [written] of evidenceText.matchAll(/\d(?:\d|,(?=\d))*(?:\.\d+)?/g)) {
+  for (const [written] of evidenceText.matchAll(FIGURE)) {
     if (THOUSANDS.test(written) && written.slice(0, written.indexOf(",")) === digits) fits.add(figureValue(written));
   }
   if (fits.size !== 1) return undefined;

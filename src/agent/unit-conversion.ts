@@ -17,6 +17,13 @@
  */
 import type { JsonSchema, ToolCall } from "../model/types.js";
 
+/**
+ * A figure as people write it, as a regular expression's source: digits with
+ * commas only between digits ("320,000, then" ends at the last 0) and a
+ * decimal part. Argument grounding reads figures with it too.
+ */
+export const WRITTEN_FIGURE = String.raw`\d(?:\d|,(?=\d))*(?:\.\d+)?`;
+
 type Dimension = "time" | "length" | "mass" | "volume";
 
 interface Unit {
@@ -60,7 +67,7 @@ const COUNTS: Record<string, number> = {
 
 /** A quantity before a unit: a figure ("1,500", "2.5"), a count in words, "a"/"an", each with "and a half" after it or after the unit ("an hour and a half"), or "half a"/"half an". */
 const MENTION = new RegExp(
-  String.raw`(?<![\w.,])(?:(half)\s+an?|(\d(?:\d|,(?=\d))*(?:\.\d+)?|${Object.keys(COUNTS).join("|")}|an?)(\s+and\s+a\s+half)?)\s*-?\s*([a-z]+)\b(\s+and\s+a\s+half\b)?`,
+  String.raw`(?<![\w.,])(?:(half)\s+an?|(${WRITTEN_FIGURE}|${Object.keys(COUNTS).join("|")}|an?)(\s+and\s+a\s+half)?)\s*-?\s*([a-z]+)\b(\s+and\s+a\s+half\b)?`,
   "gi",
 );
 
