@@ -45,6 +45,7 @@ import { toolSpec, type Tool } from "../tools/tool.js";
 import { normaliseTerm, splitWords } from "../tools/toolbox.js";
 import { termsOf } from "./argument-pruning.js";
 import { withUnitsConverted, WRITTEN_FIGURE } from "./unit-conversion.js";
+import { withRepeatedValuesSeparated } from "./value-separation.js";
 
 export interface GroundingEvidence {
   /** The user's words: this request and the session's earlier requests. */
@@ -453,7 +454,8 @@ export type CallGrounding = { kind: "grounded"; call: ToolCall } | { kind: "gues
 export function groundCallArguments(written: ToolCall, tool: Tool, source: GroundingEvidence): CallGrounding {
   const parameters = toolSpec(tool).parameters;
   const joined = withCutFiguresJoined(written, tool, source);
-  const converted = withUnitsConverted(joined, parameters, source.userText, (args) => tool.input.safeParse(args).success);
+  const fits = (args: Record<string, unknown>): boolean => tool.input.safeParse(args).success;
+  const converted = withUnitsConverted(withRepeatedValuesSeparated(joined, parameters, source.userText, fits), parameters, source.userText, fits);
   const call = withoutRepeatedOptionalValues(withRunawayFiguresCut(converted, tool, source), tool);
   const guessed = ungroundedArguments(call.arguments, parameters, source);
   if (guessed.length === 0) return { kind: "grounded", call };

@@ -134,7 +134,8 @@ function absolute(result: chrono.ParsedResult): boolean {
  */
 export function namedTimes(request: string, clock: GroundingClock): NamedTime[] {
   const explicit = EXPLICIT_DATE.test(request);
-  const text = spacedMonthDots(request);
+  // Clock times in words in figures: chrono reads "after quarter past seven this evening" as 19:15, not as "this evening" alone.
+  const text = clockTimesInFigures(spacedMonthDots(request));
   const named = chrono
     .parse(text, { instant: localReference(clock) }, { forwardDate: true })
     // "now" ("what about now?", "do it now") says when to act, not a day the call is about.
@@ -279,7 +280,7 @@ function readInFormat(value: string, format: DateFormat): string | undefined {
 }
 
 /** What an argument value names, and whether it is nothing but a date/time (so it can be rewritten whole). */
-function readArgument(value: string, clock: GroundingClock): { named: NamedTime; whole: boolean } | undefined {
+function readArgument(value: string, clock: GroundingClock): { named: NamedTime; whole: boolean; worded?: boolean } | undefined {
   const trimmed = value.trim();
   const isoDate = ISO_DATE.exec(trimmed);
   if (isoDate) return { named: { text: trimmed, date: isoDate[1] }, whole: true };
@@ -287,12 +288,14 @@ function readArgument(value: string, clock: GroundingClock): { named: NamedTime;
   if (isoDateTime) return { named: { text: trimmed, date: isoDateTime[1], time: isoDateTime[2] }, whole: !/[zZ+]|-\d{2}:?\d{2}$/.test(trimmed.slice(10)) };
   const hhmm = HH_MM.exec(trimmed);
   if (hhmm) return { named: { text: trimmed, time: `${pad(Number(hhmm[1]))}:${hhmm[2]}` }, whole: true };
-  const results = chrono.parse(trimmed, { instant: localReference(clock) }, { forwardDate: true });
+  // A time the model wrote in words ("quarter past seven") is read as the request's are.
+  const figures = clockTimesInFigures(trimmed);
+  const results = chrono.parse(figures, { instant: localReference(clock) }, { forwardDate: true });
   const first = results[0];
   if (first === undefined || results.length > 1) return undefined;
   const named = fromChrono(first);
   if (named.date === undefined && named.time === undefined) return undefined;
-  return { named, whole: trimmed.length - first.text.length <= 3 };
+  return { named, whole: figures.length - first.text.length <= 3, worded: figures !== trimmed };
 }
 
 /** The descriptions of a schema's top-level parameters, by name. */
@@ -396,7 +399,10 @@ export function groundCallDates(call: ToolCall, request: string, clock: Groundin
       };
     }
     // The right date in another format than the description states.
-    const reformat = format !== undefined && read.whole && read.named.date !== undefined && read.named.time === undefined && formatDate(read.named.date, format) !== value.trim();
+    const reformat =
+      (format !== undefined && read.whole && read.named.date !== undefined && read.named.time === undefined && formatDate(read.named.date, format) !== value.trim()) ||
+      // A time of day the model wrote in words ("half past six") is written as a clock time.
+      (timeOnly && read.whole && read.worded === true && read.named.time !== undefined);
     if (!dateWrong && !timeWrong && !reformat) continue;
     const time = timeWrong ? agreement.time : read.named.time;
     const written = date !== undefined && format !== undefined && time === undefined ? formatDate(date, format) : date;
@@ -415,7 +421,9 @@ export function groundCallDates(call: ToolCall, request: string, clock: Groundin
     }
     args[key] = replacement;
     corrections.push(
-      dateWrong || timeWrong ? `${key}: "${value}" → "${replacement}" (the request says "${saidText}")` : `${key}: "${value}" → "${replacement}" (the format its description states)`,
+      dateWrong || timeWrong
+        ? `${key}: "${value}" → "${replacement}" (the request says "${saidText}")`
+        : `${key}: "${value}" → "${replacement}" (${format !== undefined ? "the format its description states" : "a clock time"})`,
     );
   }
   return corrections.length === 0 ? unchanged : { kind: "corrected", call: { ...call, arguments: args }, corrections };

@@ -26,7 +26,7 @@ export const WRITTEN_FIGURE = String.raw`\d(?:\d|,(?=\d))*(?:\.\d+)?`;
 
 type Dimension = "time" | "length" | "mass" | "volume";
 
-interface Unit {
+export interface Unit {
   dimension: Dimension;
   /** How many of the dimension's base unit (second, metre, gram, millilitre) one of it is. */
   factor: number;
@@ -56,6 +56,11 @@ const UNITS: ReadonlyMap<string, Unit> = new Map([
   ...unit("volume", 100, "dl", "decilitre", "decilitres"),
   ...unit("volume", 1000, "l", "litre", "litres", "liter", "liters"),
 ]);
+
+/** The unit a word or symbol names ("km", "litres"), if any. */
+export function unitNamed(word: string): Unit | undefined {
+  return UNITS.get(word.toLowerCase());
+}
 
 /** Units a request writes as a word, which "a" or "an" may count one of ("an hour"); symbols need a figure. */
 const UNIT_WORDS_FOR_ONE = /^[a-z]{4,}$/;

@@ -95,6 +95,52 @@ export function findByName<T>(
   );
 }
 
+/**
+ * Words a reference uses for the kind of thing or whose it is, not for which
+ * one: "Omar's email", "the bank statement message", "my Porto booking".
+ */
+const REFERENCE_FILLER = new Set([
+  "the", "a", "an", "my", "your", "his", "her", "their", "our", "this", "that", "s", "one", "id",
+  "about", "from", "to", "of", "on", "in", "for", "with", "and",
+  "email", "emails", "mail", "message", "messages", "draft", "drafts",
+  "article", "articles", "story", "news", "booking", "bookings", "reservation", "photo", "photos", "picture", "pic",
+]);
+
+/**
+ * The items a reference written instead of an id names ("bank statement",
+ * "small_language_models", "Omar's email"): those whose text holds every
+ * word of it that is not a filler word (at the start of one of its words,
+ * a plural's "s" aside; figures alone are no such word), else those holding the most of its words, when
+ * that is at least half of them. Empty when the reference has no word of
+ * its own or nothing holds enough of it.
+ */
+export function itemsMatching<T>(items: readonly T[], reference: string, text: (item: T) => string): T[] {
+  const words = normalise(reference)
+    .split(" ")
+    // Figures alone ("emails-1") say nothing of which one: an id written wrong is not a description.
+    .filter((word) => word !== "" && !REFERENCE_FILLER.has(word) && !/^\d+$/.test(word))
+    .map((word) => (word.length >= 4 && word.endsWith("s") ? word.slice(0, -1) : word));
+  if (words.length === 0) return [];
+  const scored = items.map((item) => {
+    const haystack = ` ${normalise(text(item))}`;
+    return { item, hits: words.filter((word) => haystack.includes(` ${word}`)).length };
+  });
+  const best = Math.max(0, ...scored.map((entry) => entry.hits));
+  if (best === 0 || best * 2 < words.length) return [];
+  return scored.filter((entry) => entry.hits === best).map((entry) => entry.item);
+}
+
+/**
+ * What a "no such id" error adds when the reference written instead of the id
+ * matches items: their ids only (never their text, which others may have
+ * written), and how to call again. Empty when nothing matches.
+ */
+export function referenceHint(ids: readonly string[], parameter: string, options: { list?: boolean } = {}): string {
+  if (ids.length === 1) return ` The one that matches is ${ids[0]}: call again with ${options.list === true ? `"${ids[0]}" in ${parameter}` : `${parameter}="${ids[0]}"`}.`;
+  if (ids.length > 1) return ` Those that match: ${ids.slice(0, 5).join(", ")}${ids.length > 5 ? ` and ${ids.length - 5} more` : ""}; call again with the id of the one meant.`;
+  return "";
+}
+
 /** Cap a list for a small model: the first `limit` items and how many more there are. */
 export function capped<T>(items: readonly T[], limit: number): { items: T[]; more: number } {
   return { items: items.slice(0, limit), more: Math.max(0, items.length - limit) };

@@ -129,6 +129,17 @@ describe("grounded dates and times", () => {
       expect(spokenTimeOfDay("Set an alarm at 7", afternoon)).toBeUndefined();
       expect(namedTimes("Set an alarm at 7", afternoon)).toEqual([{ text: "at 7", time: "07:00", otherTime: "19:00" }]);
     });
+
+    it("reads a clock time in words together with the words that settle it, in the request and in a value", () => {
+      // Not "this evening" alone (20:00): the time the words give, in the evening.
+      expect(namedTimes("Which trains leave after quarter past seven this evening?", afternoon)).toMatchObject([{ time: "19:15" }]);
+      const departures = call("departures", { station: "Utrecht", after_time: "quarter past seven" });
+      expect(groundCallDates(departures, "Which trains leave Utrecht after quarter past seven this evening?", afternoon).call.arguments).toEqual({
+        station: "Utrecht",
+        after_time: "19:15",
+      });
+      expect(groundCallDates(call("set_alarm", { time: "half past six" }), "Wake me at half past six tomorrow morning", afternoon).call.arguments).toEqual({ time: "06:30" });
+    });
   });
 
   it("sends a date it cannot rewrite whole back to the model with the resolved value", () => {

@@ -378,6 +378,14 @@ describe("travel app", () => {
     expect((await failure(profile, "cancel_booking", { booking_id: "booking-42" })).code).toBe("booking_not_found");
   });
 
+  it("says which booking a description written instead of its id names", async () => {
+    const profile = profiles.open();
+    const named = await failure(profile, "cancel_booking", { booking_id: "the Porto hotel" });
+    expect(named.code).toBe("booking_not_found");
+    expect(named.message).toBe('No booking "the Porto hotel". The one that matches is booking-2: call again with booking_id="booking-2".');
+    expect((await failure(profile, "cancel_booking", { booking_id: "booking-42" })).message).toContain("list_bookings");
+  });
+
   it("keeps bookings across a reopened database; undo reverts a booking and its payment", async () => {
     const path = profiles.temporaryDatabase();
     const first = profiles.open({ databasePath: path });

@@ -83,6 +83,10 @@ describe("news app", () => {
     const missing = await failure(profile.runTool(tool("read_article"), { id: "news-99999" }));
     expect(missing.code).toBe("unknown_article");
     expect(missing.message).toContain("get_headlines");
+    // The words of a headline written instead of its id: the error names the id.
+    const titled = await failure(profile.runTool(tool("read_article"), { id: first.title.toLowerCase().replace(/[^a-z0-9]+/g, "_") }));
+    expect(titled.message).toContain(first.id);
+    expect(titled.message).not.toContain(first.title);
   });
 
   it("searches articles for all the words, newest first", async () => {

@@ -221,3 +221,21 @@ describe("email app", () => {
     second.close();
   });
 });
+
+describe("an email named instead of its id", () => {
+  it("says which ids match the words written instead of an id, and never the emails' text", async () => {
+    const profile = openProfile();
+    try {
+      const one = await failure(run(profile, "forward_email", { email_id: "the bank statement email", to: "Ana" }));
+      expect(one.code).toBe("email_not_found");
+      expect(one.message).toContain('The one that matches is email-6: call again with email_id="email-6".');
+      expect(one.message).not.toContain("November");
+      const several = await failure(run(profile, "read_email", { email_id: "pilot" }));
+      expect(several.message).toMatch(/Those that match: email-5, email-10/);
+      const none = await failure(run(profile, "read_email", { email_id: "email-999" }));
+      expect(none.message).toBe('There is no email "email-999". Find its id with list_emails or search_email.');
+    } finally {
+      profile.close();
+    }
+  });
+});

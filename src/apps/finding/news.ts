@@ -3,6 +3,7 @@ import type { StoreTransaction } from "../../store/store.js";
 import { defineTool, ToolError, type ToolContext } from "../../tools/tool.js";
 import type { App } from "../app.js";
 import { requireConnectivity } from "../device/connectivity.js";
+import { itemsMatching, referenceHint } from "../shared.js";
 import { formatDate, formatTime, zonedParts } from "../time.js";
 import { fetchText, providerUrl, readDataFile, rememberProviders } from "./providers.js";
 
@@ -221,7 +222,11 @@ async function findArticle(id: string, context: ToolContext): Promise<NewsArticl
   const wanted = id.trim().toLowerCase();
   const article = list.find((candidate) => candidate.id.toLowerCase() === wanted);
   if (!article) {
-    throw new ToolError("unknown_article", `There is no article "${id}". Use an id from get_headlines or search_news, such as "news-1".`);
+    const matching = itemsMatching(list, id, (candidate) => candidate.title).map((candidate) => candidate.id);
+    throw new ToolError(
+      "unknown_article",
+      `There is no article "${id}".${matching.length > 0 ? referenceHint(matching, "id") : ' Use an id from get_headlines or search_news, such as "news-1".'}`,
+    );
   }
   return article;
 }

@@ -5,7 +5,7 @@ import type { App } from "../app.js";
 import { requireConnectivity } from "../device/connectivity.js";
 import { resolveContact as resolveStoredContact, type Contact } from "../messages/contacts.js";
 import { instantOf } from "../time.js";
-import { capped, findByName, matchesWords } from "../shared.js";
+import { capped, findByName, itemsMatching, matchesWords, referenceHint } from "../shared.js";
 import { addDays, clockOf, localDate, parsePastDay } from "../time.js";
 
 export const PHOTOS_APP = "photos";
@@ -46,9 +46,12 @@ function photoResult(photo: Photo, timeZone: string) {
   return { id: photo.id, date: localDate(new Date(photo.takenAt), timeZone), place: `${photo.place}, ${photo.city}`, tags: photo.tags, people: photo.people, caption: photo.caption };
 }
 
-function findPhoto(tx: StoreTransaction, id: string): Photo {
+function findPhoto(tx: StoreTransaction, id: string, parameter = "photo_id"): Photo {
   const photo = photos(tx).get(id.trim().toLowerCase());
-  if (photo === undefined) throw new ToolError("photo_not_found", `No photo "${id}". Find photo ids with search_photos.`);
+  if (photo === undefined) {
+    const matching = itemsMatching(photos(tx).all(), id, (candidate) => [candidate.place, candidate.city, candidate.caption, ...candidate.tags, ...candidate.people].join(" ")).map((candidate) => candidate.id);
+    throw new ToolError("photo_not_found", `No photo "${id}".${matching.length > 0 ? referenceHint(matching, parameter, { list: parameter.endsWith("s") }) : " Find photo ids with search_photos."}`);
+  }
   return photo;
 }
 
@@ -141,7 +144,7 @@ const createPhotoAlbum = defineTool({
     if (albums(context.store).find((album) => album.name.toLowerCase() === clean.toLowerCase()).length > 0) {
       throw new ToolError("album_exists", `An album named "${clean}" already exists. Add photos to it with add_photos_to_album.`);
     }
-    const photoIds = [...new Set((photo_ids ?? []).map((id) => findPhoto(context.store, id).id))];
+    const photoIds = [...new Set((photo_ids ?? []).map((id) => findPhoto(context.store, id, "photo_ids").id))];
     const id = albums(context.store).nextId("album");
     albums(context.store).put(id, { id, name: clean, photoIds });
     return { created: clean, id, photos: photoIds.length };
@@ -158,7 +161,7 @@ const addPhotosToAlbum = defineTool({
   risk: "write",
   run: ({ album: query, photo_ids }, context) => {
     const album = findAlbum(context.store, query);
-    const ids = photo_ids.map((id) => findPhoto(context.store, id).id);
+    const ids = photo_ids.map((id) => findPhoto(context.store, id, "photo_ids").id);
     const added = ids.filter((id) => !album.photoIds.includes(id));
     if (added.length === 0) throw new ToolError("already_in_album", `Those photos are already in "${album.name}". Nothing to do.`);
     albums(context.store).put(album.id, { ...album, photoIds: [...album.photoIds, ...new Set(added)] });

@@ -6,6 +6,7 @@ import type { App } from "../app.js";
 import { requireConnectivity } from "../device/connectivity.js";
 import { readSandboxFile, resolveSandboxPath, sandboxRoot, writeSandboxFile } from "../device/sandbox.js";
 import { PERSONA } from "../persona.js";
+import { itemsMatching, referenceHint } from "../shared.js";
 import { formatDate, formatTime, zonedParts } from "../time.js";
 import { formatPerson, ME, resolvePeople, type Person } from "./people.js";
 
@@ -88,9 +89,16 @@ function parseFolder(text: string, field = "folder"): Folder {
   return folder;
 }
 
-function findEmail(tx: StoreTransaction, id: string): Email {
+function findEmail(tx: StoreTransaction, id: string, parameter = "email_id"): Email {
   const found = emailCollection(tx).get(id.trim().toLowerCase());
-  if (!found) throw new ToolError("email_not_found", `There is no email "${id}". Find its id with list_emails or search_email.`);
+  if (!found) {
+    // A draft is what a draft_id names; any email for the others.
+    const pool = emailCollection(tx)
+      .all()
+      .filter((email) => parameter !== "draft_id" || email.folder === "drafts");
+    const matching = itemsMatching(pool, id, (email) => [email.subject, email.from.name, email.from.email, ...email.to.map((person) => person.name)].join(" "));
+    throw new ToolError("email_not_found", `There is no email "${id}".${referenceHint(matching.map((email) => email.id), parameter)}${matching.length === 0 ? " Find its id with list_emails or search_email." : ""}`);
+  }
   return found;
 }
 
@@ -332,7 +340,7 @@ const saveDraft = defineTool({
   risk: "write",
   run: ({ to, subject, body, attachments, draft_id }, context) => {
     const collection = emailCollection(context.store);
-    const existing = draft_id === undefined ? undefined : findEmail(context.store, draft_id);
+    const existing = draft_id === undefined ? undefined : findEmail(context.store, draft_id, "draft_id");
     if (existing && existing.folder !== "drafts") throw new ToolError("not_a_draft", `${existing.id} is not a draft (it is in ${existing.folder}).`);
     if (!existing) requireRoom(context.store, 1, "save the draft");
     const draft: Email = {
@@ -358,7 +366,7 @@ const sendDraft = defineTool({
   input: z.object({ draft_id: z.string().min(1).describe('Example: "email-30"') }),
   risk: "send",
   run: ({ draft_id }, context) => {
-    const draft = findEmail(context.store, draft_id);
+    const draft = findEmail(context.store, draft_id, "draft_id");
     if (draft.folder !== "drafts") throw new ToolError("not_a_draft", `${draft.id} is not a draft (it is in ${draft.folder}).`);
     if (draft.to.length === 0) throw new ToolError("no_recipients", `Draft ${draft.id} has no recipients. Add them with save_draft(draft_id="${draft.id}", to=…).`);
     return deliver(context, { to: draft.to, cc: draft.cc, subject: draft.subject || "(no subject)", body: draft.body, attachments: draft.attachments }, draft);

@@ -1,0 +1,185 @@
+/**
+ * One value the user wrote once fills one parameter. A small model filling a
+ * call from a request that gives several values of one kind often writes the
+ * first one it copied into a second parameter too: "from postcode 10115 to
+ * 80331" becomes `origin: "10115", destination: "10115"`, "costs 320,000 …
+ * running costs 3,200 a year" `purchase_price: 320000, annual_costs:
+ * 320000`, "30 x 60 cm tiles" `short_side: 60, long_side: 60`, while a value
+ * the user wrote is left out of the call altogether.
+ *
+ * The repair: when two or more top-level parameters of a call hold the same
+ * number (or the same code: a token with a figure in it, "10115",
+ * "CWR-2025"), which the request writes exactly once, and the request writes
+ * exactly one value of that kind fewer than there are holders that the call
+ * does not use anywhere, the holders get those values: first a value
+ * written with a unit goes to the one holder counting in a unit of that kind
+ * ("250 mL" to `final_volume_ml`), then the rest in the order the request
+ * writes them to the holders in the order the schema lists them. Anything
+ * else (a value written twice: "60 x 60 cm"; no unused value; more unused
+ * values than the holders can take, which would be a guess among them) leaves
+ * the call as it is, and so does a result the tool's schema refuses.
+ */
+import type { JsonSchema, ToolCall } from "../model/types.js";
+import { parameterUnit, unitNamed, WRITTEN_FIGURE, type Unit } from "./unit-conversion.js";
+
+/** A value the request writes, where it first writes it, and the unit written right after it (if any). */
+interface Written {
+  key: string;
+  value: number | string;
+  index: number;
+  unit: Unit | undefined;
+}
+
+/** Figures with an optional sign and decimal part, not inside a word or a code ("CWR-2025", "V12"). */
+const FIGURE = new RegExp(String.raw`(?<![\w.-])-?${WRITTEN_FIGURE}(?![\w-])`, "g");
+/** Tokens with a figure in them: "10115", "CWR-2025", "bk-20250301-0200", "HX-558201". */
+const CODE = /(?<![\w-])[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)*(?![\w-])/g;
+/** The word after a figure, read as a unit. */
+const UNIT_AFTER = /^\s*-?\s*([a-z]+)\b/i;
+/** Factors by which a number in a call still writes a figure of the request (minutes and hours, percent, units). */
+const FACTORS = [1, 60, 100, 1000];
+
+function close(a: number, b: number): boolean {
+  return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+}
+
+/** The figures the request writes, each value once with its first place. */
+function writtenFigures(text: string): { figures: Written[]; counts: Map<string, number> } {
+  const figures: Written[] = [];
+  const counts = new Map<string, number>();
+  for (const match of text.matchAll(FIGURE)) {
+    const value = Number(match[0].replace(/,/g, ""));
+    if (!Number.isFinite(value)) continue;
+    const key = String(value);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    if (counts.get(key) === 1) {
+      const after = UNIT_AFTER.exec(text.slice(match.index + match[0].length));
+      figures.push({ key, value, index: match.index, unit: after === null ? undefined : unitNamed(after[1]!) });
+    }
+  }
+  return { figures, counts };
+}
+
+/** The codes the request writes (tokens with a figure in them), each once with its first place, by lower-case key. */
+function writtenCodes(text: string): { codes: Written[]; counts: Map<string, number> } {
+  const codes: Written[] = [];
+  const counts = new Map<string, number>();
+  for (const match of text.matchAll(CODE)) {
+    if (!/\d/.test(match[0])) continue;
+    const key = match[0].toLowerCase();
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    if (counts.get(key) === 1) codes.push({ key, value: match[0], index: match.index, unit: undefined });
+  }
+  return { codes, counts };
+}
+
+/** Every number and every string a call's arguments hold, at any depth. */
+function heldValues(args: unknown): { numbers: number[]; strings: string[] } {
+  const numbers: number[] = [];
+  const strings: string[] = [];
+  const walk = (value: unknown): void => {
+    if (typeof value === "number") numbers.push(value);
+    else if (typeof value === "string") strings.push(value.toLowerCase());
+    else if (Array.isArray(value)) value.forEach(walk);
+    else if (typeof value === "object" && value !== null) Object.values(value).forEach(walk);
+  };
+  walk(args);
+  return { numbers, strings };
+}
+
+/** Whether `text` holds `part` not run on by other digits or letters ("19:30" holds "30", "2025-06-02" holds "2025"; "4471" does not hold "44"). */
+function holdsToken(text: string, part: string): boolean {
+  let from = text.indexOf(part);
+  while (from !== -1) {
+    const before = text[from - 1];
+    const after = text[from + part.length];
+    if ((before === undefined || !/[\da-z]/i.test(before)) && (after === undefined || !/[\da-z]/i.test(after))) return true;
+    from = text.indexOf(part, from + 1);
+  }
+  return false;
+}
+
+/** Whether the call uses a figure of the request: a number that writes it (up to a factor), or a string that holds it. */
+function figureUsed(figure: Written, held: { numbers: number[]; strings: string[] }): boolean {
+  const value = figure.value as number;
+  if (held.numbers.some((number) => FACTORS.some((factor) => close(number, value * factor) || close(number, value / factor)))) return true;
+  const plain = String(Math.abs(value));
+  return held.strings.some((text) => holdsToken(text, plain));
+}
+
+/** Whether the call uses a code of the request: a string that is or holds it, or a number that writes it. */
+function codeUsed(code: Written, held: { numbers: number[]; strings: string[] }): boolean {
+  if (held.strings.some((text) => text.trim() === code.key || holdsToken(text, code.key))) return true;
+  return /^\d+(?:\.\d+)?$/.test(code.key) && held.numbers.some((number) => close(number, Number(code.key)));
+}
+
+/** The holders of one repeated value, in schema order, and the values they get: unit matches first, then request order against schema order. */
+function assign(holders: string[], values: Written[], parameters: JsonSchema): Map<string, Written> | undefined {
+  const properties = (parameters.properties ?? {}) as Record<string, { description?: unknown }>;
+  const assigned = new Map<string, Written>();
+  const unitOf = (name: string): Unit | undefined => {
+    const description = properties[name]?.description;
+    return parameterUnit(name, typeof description === "string" ? description : undefined);
+  };
+  let open = [...holders];
+  let left = [...values];
+  for (const name of holders) {
+    const wanted = unitOf(name);
+    if (wanted === undefined) continue;
+    const alike = left.filter((value) => value.unit?.dimension === wanted.dimension);
+    const rivals = open.filter((other) => unitOf(other)?.dimension === wanted.dimension);
+    if (alike.length !== 1 || rivals.length !== 1) continue;
+    assigned.set(name, alike[0]!);
+    open = open.filter((other) => other !== name);
+    left = left.filter((value) => value !== alike[0]);
+  }
+  left.sort((a, b) => a.index - b.index);
+  if (left.length !== open.length) return undefined;
+  open.forEach((name, position) => assigned.set(name, left[position]!));
+  return assigned;
+}
+
+/**
+ * The call with a value repeated across parameters separated into the
+ * values the request wrote for them (see the module comment), when the
+ * result still fits `fits`; the call itself otherwise.
+ */
+export function withRepeatedValuesSeparated(call: ToolCall, parameters: JsonSchema, userText: string, fits: (args: Record<string, unknown>) => boolean): ToolCall {
+  const order = Object.keys((parameters.properties ?? {}) as Record<string, unknown>);
+  const rank = (name: string): number => (order.includes(name) ? order.indexOf(name) : order.length);
+  const groups = new Map<string, string[]>();
+  for (const [name, value] of Object.entries(call.arguments)) {
+    let key: string | undefined;
+    if (typeof value === "number" && Number.isFinite(value)) key = `n:${value}`;
+    else if (typeof value === "string" && /\d/.test(value) && /^[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)*$/.test(value.trim())) key = `s:${value.trim().toLowerCase()}`;
+    if (key === undefined) continue;
+    groups.set(key, [...(groups.get(key) ?? []), name]);
+  }
+  const repeated = [...groups.entries()].filter(([, names]) => names.length >= 2);
+  if (repeated.length === 0) return call;
+  const { figures, counts: figureCounts } = writtenFigures(userText);
+  const { codes, counts: codeCounts } = writtenCodes(userText);
+  const args: Record<string, unknown> = { ...call.arguments };
+  let changed = false;
+  for (const [key, names] of repeated) {
+    const holders = [...names].sort((a, b) => rank(a) - rank(b));
+    const isNumber = key.startsWith("n:");
+    const shared = key.slice(2);
+    const written = isNumber ? figures : codes;
+    const counts = isNumber ? figureCounts : codeCounts;
+    if (counts.get(shared) !== 1) continue;
+    const own = written.find((value) => value.key === shared)!;
+    // What the rest of the call uses: the holders' shared value is the one being placed.
+    const held = heldValues(Object.fromEntries(Object.entries(call.arguments).filter(([name]) => !holders.includes(name))));
+    const unused = written.filter((value) => value.key !== shared && !(isNumber ? figureUsed(value, held) : codeUsed(value, held)));
+    if (unused.length !== holders.length - 1) continue;
+    const assigned = assign(holders, [own, ...unused], parameters);
+    if (assigned === undefined) continue;
+    for (const [name, value] of assigned) {
+      const next = isNumber ? value.value : String(value.value);
+      if (args[name] !== next) changed = true;
+      args[name] = next;
+    }
+  }
+  return changed && fits(args) ? { ...call, arguments: args } : call;
+}
