@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { BotpsyError, errorMessage } from "../errors.js";
 import { previewCall as previewCallChanges, untilAborted } from "../policy/preview.js";
-import type { ToolOutcome } from "../policy/types.js";
+import type { CallError, ToolOutcome } from "../policy/types.js";
 import type { StoreTransaction } from "../store/store.js";
-import type { Tool, ToolContext } from "../tools/tool.js";
+import { ToolError, type Tool, type ToolContext } from "../tools/tool.js";
 import type { AgentWorld } from "./world.js";
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 10_000;
@@ -58,7 +58,7 @@ export async function previewCallChecked(
   tool: Tool,
   args: Record<string, unknown>,
   environment: CallEnvironment,
-): Promise<{ preview: string; failure?: { code: string; message: string } }> {
+): Promise<{ preview: string; failure?: CallError }> {
   const timeoutMs = tool.timeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
   const { profile } = environment;
   try {
@@ -70,7 +70,10 @@ export async function previewCallChecked(
     );
     if (preview.error === undefined) return { preview: preview.text };
     if (environment.signal.aborted) return { preview: preview.text, failure: { code: "aborted", message: `The run was stopped before ${tool.name} finished.` } };
-    return { preview: preview.text, failure: { code: preview.errorCode ?? "tool_failed", message: preview.error } };
+    return {
+      preview: preview.text,
+      failure: { code: preview.errorCode ?? "tool_failed", message: preview.error, ...(preview.retryWith !== undefined ? { retryWith: preview.retryWith } : {}) },
+    };
   } catch (error) {
     const failure = describeFailure(tool, error, timeoutMs, environment.signal);
     return { preview: `${tool.name} would fail: ${failure.message}`, failure };
@@ -97,7 +100,7 @@ async function withDeadline<T>(timeoutMs: number, parent: AbortSignal, work: (si
 }
 
 
-function describeFailure(tool: Tool, error: unknown, timeoutMs: number, runSignal: AbortSignal): { code: string; message: string } {
+function describeFailure(tool: Tool, error: unknown, timeoutMs: number, runSignal: AbortSignal): CallError {
   if (error instanceof DeadlineExceeded) {
     return {
       code: "tool_timeout",
@@ -106,6 +109,7 @@ function describeFailure(tool: Tool, error: unknown, timeoutMs: number, runSigna
   }
   if (runSignal.aborted) return { code: "aborted", message: `The run was stopped before ${tool.name} finished.` };
   if (error instanceof z.ZodError) return { code: "invalid_arguments", message: invalidArgumentsMessage(tool, error) };
+  if (error instanceof ToolError && error.retryWith !== undefined) return { code: error.code, message: error.message, retryWith: error.retryWith };
   if (error instanceof BotpsyError) return { code: error.code, message: error.message };
   return { code: "tool_failed", message: `${tool.name} failed: ${errorMessage(error)}` };
 }

@@ -8,7 +8,7 @@ import type { ToolBox } from "../tools/toolbox.js";
 import { invalidArgumentsMessage, previewCallChecked, type CallEnvironment } from "./call-execution.js";
 import { groundCallArguments } from "./argument-grounding.js";
 import { groundCallDates } from "./date-grounding.js";
-import { ECHOED_CALL_MESSAGE, echoesEarlierCall, REPEATED_CALL_MESSAGE, type RepeatedFailureGuard } from "./repeated-calls.js";
+import { ECHOED_CALL_MESSAGE, echoesEarlierCall, REPEATED_CALL_MESSAGE, withToolFix, type RepeatedFailureGuard } from "./repeated-calls.js";
 import { provenanceOf, type CallPlan, type RunState } from "./run-state.js";
 
 export interface CallPlanningContext {
@@ -74,7 +74,8 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
     // A day or time that contradicts the request's own words is corrected, or sent back to the model.
     const named = context.toolbox.get(written.name);
     const grounding = groundCallDates(written, state.request, { now: profile.environment.now(), timeZone: profile.environment.timeZone }, named ? toolSpec(named).parameters : undefined);
-    let call = grounding.call;
+    // A call written again after its tool named the fix runs with the fix.
+    let call = withToolFix(grounding.call, state.calls);
     if (grounding.kind === "contradiction") {
       plans.push({ kind: "resolved", call, outcome: { status: "error", error: grounding.error } });
       continue;

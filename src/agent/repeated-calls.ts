@@ -29,6 +29,22 @@ export class RepeatedFailureGuard {
   }
 }
 
+/**
+ * A call the model writes again after it failed with a fix its tool named
+ * (`retryWith`: "No booking \"porto\". The one that matches is booking-2"),
+ * with that fix: a small model told which id to use often writes the same
+ * call once more; the second time, it runs as the tool said it should. Only
+ * the latest failure of the very same call counts, and only a fix for
+ * arguments the call has. The call itself otherwise.
+ */
+export function withToolFix(call: ToolCall, earlier: readonly CallRecord[]): ToolCall {
+  const key = callKey(call);
+  const last = earlier.findLast((record) => callKey(record.call) === key);
+  const fix = last?.status === "error" ? last.error?.retryWith : undefined;
+  if (fix === undefined || !Object.keys(fix).every((name) => name in call.arguments)) return call;
+  return { ...call, arguments: { ...call.arguments, ...fix } };
+}
+
 /** Tool name plus arguments with keys sorted, so key order does not make two calls differ. */
 export function callKey(call: ToolCall): string {
   return `${call.name}:${stableJson(call.arguments)}`;

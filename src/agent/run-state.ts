@@ -63,7 +63,7 @@ const messageSchema = z.discriminatedUnion("role", [
   z.object({ role: z.literal("assistant"), content: z.string(), thoughts: z.string().optional(), toolCalls: z.array(toolCallSchema).optional() }),
   z.object({ role: z.literal("tool"), toolCallId: z.string(), name: z.string(), content: z.string() }),
 ]);
-const errorSchema = z.object({ code: z.string(), message: z.string() });
+const errorSchema = z.object({ code: z.string(), message: z.string(), retryWith: z.record(z.string(), z.string()).optional() });
 const riskSchema = z.enum(RISKS);
 const requestSchema = z.object({ id: z.string(), call: toolCallSchema, risk: riskSchema, preview: z.string(), reason: z.string() });
 const planSchema = z.discriminatedUnion("kind", [

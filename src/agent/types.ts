@@ -1,5 +1,5 @@
 import type { ToolCall, Usage } from "../model/types.js";
-import type { ApprovalRequest } from "../policy/types.js";
+import type { ApprovalRequest, CallError } from "../policy/types.js";
 import type { Risk } from "../tools/tool.js";
 
 export type AgentStopReason = "answered" | "abstained" | "step_limit" | "aborted" | "awaiting_approval" | "error";
@@ -11,7 +11,7 @@ export interface CallRecord {
   /** "ok": ran; "error": ran and failed or could not run; "declined": the user or a rule said no; "skipped": never ran. */
   status: "ok" | "error" | "declined" | "skipped";
   result?: unknown;
-  error?: { code: string; message: string };
+  error?: CallError;
   durationMs: number;
   step: number;
 }

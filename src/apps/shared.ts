@@ -141,6 +141,11 @@ export function referenceHint(ids: readonly string[], parameter: string, options
   return "";
 }
 
+/** The fix a "no such id" error names for the agent (`ToolError.retryWith`): the one matching id, else nothing. */
+export function referenceFix(ids: readonly string[], parameter: string): { retryWith: Record<string, string> } | undefined {
+  return ids.length === 1 ? { retryWith: { [parameter]: ids[0]! } } : undefined;
+}
+
 /** Cap a list for a small model: the first `limit` items and how many more there are. */
 export function capped<T>(items: readonly T[], limit: number): { items: T[]; more: number } {
   return { items: items.slice(0, limit), more: Math.max(0, items.length - limit) };

@@ -1,6 +1,6 @@
 import { BotpsyError, errorMessage } from "../errors.js";
 import type { Change, Store } from "../store/store.js";
-import type { Tool, ToolContext } from "../tools/tool.js";
+import { ToolError, type Tool, type ToolContext } from "../tools/tool.js";
 
 /**
  * What a call will do, in words, for an approval request: "will send to
@@ -23,6 +23,8 @@ export interface CallPreview {
   error?: string;
   /** The failure's stable code, when the dry run failed with one (a ToolError's code). */
   errorCode?: string;
+  /** The fix the failure names, when it names one (a ToolError's `retryWith`). */
+  retryWith?: Record<string, string>;
 }
 
 export async function previewCall(
@@ -61,7 +63,14 @@ export async function previewCall(
     const message = errorMessage(error);
     const intent = described ?? describeCall(tool, args, [], undefined);
     const errorCode = error instanceof BotpsyError ? error.code : undefined;
-    return { text: `${intent} (a trial run failed: ${message})`, changes: [], error: message, ...(errorCode !== undefined ? { errorCode } : {}) };
+    const retryWith = error instanceof ToolError ? error.retryWith : undefined;
+    return {
+      text: `${intent} (a trial run failed: ${message})`,
+      changes: [],
+      error: message,
+      ...(errorCode !== undefined ? { errorCode } : {}),
+      ...(retryWith !== undefined ? { retryWith } : {}),
+    };
   }
 }
 

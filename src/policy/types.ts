@@ -115,7 +115,19 @@ export interface ApprovalDecision {
 /** What came of one call, before it is written into the conversation. */
 export type ToolOutcome =
   | { status: "ok"; value: unknown }
-  | { status: "error" | "declined" | "skipped"; error: { code: string; message: string } };
+  | { status: "error" | "declined" | "skipped"; error: CallError };
+
+/**
+ * Why a call did not run as asked. `retryWith` is the tool's own fix, when it
+ * names exactly one: argument values to call it again with (a booking named
+ * "porto" is `booking_id: "booking-2"`); the agent uses them when the model
+ * writes the failed call again (`call-planning.ts`).
+ */
+export interface CallError {
+  code: string;
+  message: string;
+  retryWith?: Record<string, string>;
+}
 
 /**
  * Turns a call's outcome into the text of the tool message the model reads.

@@ -92,6 +92,14 @@ export class ToolError extends BotpsyError {
     super(code, message);
     this.data = data;
   }
+
+  /** The argument values the tool says to call it again with (`data.retryWith`, strings only), when it names them. */
+  get retryWith(): Record<string, string> | undefined {
+    const fix = this.data?.retryWith;
+    if (typeof fix !== "object" || fix === null || Array.isArray(fix)) return undefined;
+    const entries = Object.entries(fix);
+    return entries.length > 0 && entries.every(([, value]) => typeof value === "string") ? (fix as Record<string, string>) : undefined;
+  }
 }
 
 /** The model-facing contract of a tool: its JSON schema, derived from the zod input. */

@@ -4,7 +4,7 @@ import { defineTool, ToolError } from "../../tools/tool.js";
 import type { App } from "../app.js";
 import { parseWhen } from "../time.js";
 import { haversineKm, stableFraction } from "./common.js";
-import { capped, findByName, formatMoney, itemsMatching, looseNumber, money, referenceHint } from "../shared.js";
+import { capped, findByName, formatMoney, itemsMatching, looseNumber, money, referenceFix, referenceHint } from "../shared.js";
 import { addDays, clockOf, daysBetween, localDate } from "../time.js";
 import { charge, credit, resolvePaymentMethod } from "./finance.js";
 
@@ -382,7 +382,11 @@ const cancelBooking = defineTool({
     const booking = bookings(context.store).get(booking_id.trim().toLowerCase());
     if (booking === undefined) {
       const matching = itemsMatching(bookings(context.store).all(), booking_id, (candidate) => `${candidate.kind} ${candidate.title}`).map((candidate) => candidate.id);
-      throw new ToolError("booking_not_found", `No booking "${booking_id}".${matching.length > 0 ? referenceHint(matching, "booking_id") : " See your bookings with list_bookings."}`);
+      throw new ToolError(
+        "booking_not_found",
+        `No booking "${booking_id}".${matching.length > 0 ? referenceHint(matching, "booking_id") : " See your bookings with list_bookings."}`,
+        referenceFix(matching, "booking_id"),
+      );
     }
     if (booking.status === "cancelled") throw new ToolError("already_cancelled", `Booking ${booking.id} is already cancelled. Nothing to do.`);
     const today = localDate(context.now(), context.timeZone);

@@ -3,7 +3,7 @@ import type { StoreTransaction } from "../../store/store.js";
 import { defineTool, ToolError, type ToolContext } from "../../tools/tool.js";
 import type { App } from "../app.js";
 import { requireConnectivity } from "../device/connectivity.js";
-import { itemsMatching, referenceHint } from "../shared.js";
+import { itemsMatching, referenceFix, referenceHint } from "../shared.js";
 import { formatDate, formatTime, zonedParts } from "../time.js";
 import { fetchText, providerUrl, readDataFile, rememberProviders } from "./providers.js";
 
@@ -226,6 +226,7 @@ async function findArticle(id: string, context: ToolContext): Promise<NewsArticl
     throw new ToolError(
       "unknown_article",
       `There is no article "${id}".${matching.length > 0 ? referenceHint(matching, "id") : ' Use an id from get_headlines or search_news, such as "news-1".'}`,
+      referenceFix(matching, "id"),
     );
   }
   return article;

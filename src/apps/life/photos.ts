@@ -5,7 +5,7 @@ import type { App } from "../app.js";
 import { requireConnectivity } from "../device/connectivity.js";
 import { resolveContact as resolveStoredContact, type Contact } from "../messages/contacts.js";
 import { instantOf } from "../time.js";
-import { capped, findByName, itemsMatching, matchesWords, referenceHint } from "../shared.js";
+import { capped, findByName, itemsMatching, matchesWords, referenceFix, referenceHint } from "../shared.js";
 import { addDays, clockOf, localDate, parsePastDay } from "../time.js";
 
 export const PHOTOS_APP = "photos";
@@ -50,7 +50,13 @@ function findPhoto(tx: StoreTransaction, id: string, parameter = "photo_id"): Ph
   const photo = photos(tx).get(id.trim().toLowerCase());
   if (photo === undefined) {
     const matching = itemsMatching(photos(tx).all(), id, (candidate) => [candidate.place, candidate.city, candidate.caption, ...candidate.tags, ...candidate.people].join(" ")).map((candidate) => candidate.id);
-    throw new ToolError("photo_not_found", `No photo "${id}".${matching.length > 0 ? referenceHint(matching, parameter, { list: parameter.endsWith("s") }) : " Find photo ids with search_photos."}`);
+    const list = parameter.endsWith("s");
+    throw new ToolError(
+      "photo_not_found",
+      `No photo "${id}".${matching.length > 0 ? referenceHint(matching, parameter, { list }) : " Find photo ids with search_photos."}`,
+      // A fix replaces a whole argument: one id in a list is not one.
+      list ? undefined : referenceFix(matching, parameter),
+    );
   }
   return photo;
 }

@@ -6,7 +6,7 @@ import type { App } from "../app.js";
 import { requireConnectivity } from "../device/connectivity.js";
 import { readSandboxFile, resolveSandboxPath, sandboxRoot, writeSandboxFile } from "../device/sandbox.js";
 import { PERSONA } from "../persona.js";
-import { itemsMatching, referenceHint } from "../shared.js";
+import { itemsMatching, referenceFix, referenceHint } from "../shared.js";
 import { formatDate, formatTime, zonedParts } from "../time.js";
 import { formatPerson, ME, resolvePeople, type Person } from "./people.js";
 
@@ -97,7 +97,12 @@ function findEmail(tx: StoreTransaction, id: string, parameter = "email_id"): Em
       .all()
       .filter((email) => parameter !== "draft_id" || email.folder === "drafts");
     const matching = itemsMatching(pool, id, (email) => [email.subject, email.from.name, email.from.email, ...email.to.map((person) => person.name)].join(" "));
-    throw new ToolError("email_not_found", `There is no email "${id}".${referenceHint(matching.map((email) => email.id), parameter)}${matching.length === 0 ? " Find its id with list_emails or search_email." : ""}`);
+    const ids = matching.map((email) => email.id);
+    throw new ToolError(
+      "email_not_found",
+      `There is no email "${id}".${referenceHint(ids, parameter)}${ids.length === 0 ? " Find its id with list_emails or search_email." : ""}`,
+      referenceFix(ids, parameter),
+    );
   }
   return found;
 }
