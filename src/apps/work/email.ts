@@ -97,7 +97,9 @@ function findEmail(tx: StoreTransaction, id: string, parameter = "email_id"): Em
       .all()
       .filter((email) => parameter !== "draft_id" || email.folder === "drafts");
     const matching = itemsMatching(pool, id, (email) => [email.subject, email.from.name, email.from.email, ...email.to.map((person) => person.name)].join(" "));
-    const ids = matching.map((email) => email.id);
+    // Of several, the one mail received is what "Omar's email" nearly always means (a reply, a forward), not a draft or a copy sent.
+    const received = matching.filter((email) => email.folder === "inbox");
+    const ids = (matching.length > 1 && received.length === 1 ? received : matching).map((email) => email.id);
     throw new ToolError(
       "email_not_found",
       `There is no email "${id}".${referenceHint(ids, parameter)}${ids.length === 0 ? " Find its id with list_emails or search_email." : ""}`,
