@@ -18,7 +18,11 @@
  *   words or signs only says nothing and passes;
  * - dates and times are left to `date-grounding.ts`, which resolves the
  *   request's own words against the clock, and ids ("alarm-3") to the tool
- *   that hands them out, which answers a wrong one with its own error;
+ *   that hands them out, which answers a wrong one with its own error; but a
+ *   full date in a parameter that is not about a day (`season`, `period`,
+ *   `book`), which the conversation never writes, for a request that names
+ *   no day at all, is the model's own (the clock's today copied from its
+ *   prompt) and not carried;
  * - a number the evidence writes (figures, "1e-9", "3 x 10^8", "5 million",
  *   words up to a thousand, phrases such as "twenty five", "five dozen",
  *   "three and a half", "three quarters") or
@@ -45,6 +49,8 @@ import { toolSpec, type Tool } from "../tools/tool.js";
 import { normaliseTerm, splitWords } from "../tools/toolbox.js";
 import { termsOf } from "./argument-pruning.js";
 import { withUnitsConverted, WRITTEN_FIGURE } from "./unit-conversion.js";
+import { CURRENCY_NAMES, withCodesAsWritten } from "./codes-as-written.js";
+import { aboutMoment, namesMoment } from "./date-grounding.js";
 import { withRepeatedValuesSeparated } from "./value-separation.js";
 
 export interface GroundingEvidence {
@@ -60,6 +66,8 @@ export interface UngroundedValue {
   value: string | number;
 }
 
+/** A full date, alone or with a time: "2026-12-01", "2026-12-01T09:00". */
+const FULL_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 const ISO_DATE_OR_TIME = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$|^([01]?\d|2[0-3]):[0-5]\d(:[0-5]\d)?(\s?[ap]\.?m\.?)?$/i;
 /** A date written with figures in another order or with other separators ("26/10/2027", "10-26-2027", "10/2027"): a date, left to date grounding as ISO dates are. */
 const NUMERIC_DATE = /^(?:\d{1,2}[-/.]\d{1,2}[-/.]\d{4}|\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{4}|\d{4}[-/.]\d{1,2})$/;
@@ -277,34 +285,6 @@ function stringGrounded(value: string, evidence: Evidence, listed: ReadonlySet<s
   return terms.length === 0 || terms.some((term) => relatesToEvidence(term, evidence));
 }
 
-/** ISO 4217 codes and the names people give the currencies (each name as a whole word or phrase of the evidence). */
-const CURRENCY_NAMES: Record<string, readonly string[]> = {
-  USD: ["dollar", "dollars", "us dollar", "us dollars", "bucks", "$"],
-  EUR: ["euro", "euros", "€"],
-  GBP: ["pound", "pounds", "sterling", "quid", "£"],
-  JPY: ["yen", "¥"],
-  CNY: ["yuan", "renminbi", "rmb"],
-  CHF: ["swiss franc", "swiss francs"],
-  CAD: ["canadian dollar", "canadian dollars"],
-  AUD: ["australian dollar", "australian dollars"],
-  NZD: ["new zealand dollar", "new zealand dollars"],
-  HKD: ["hong kong dollar", "hong kong dollars"],
-  SGD: ["singapore dollar", "singapore dollars"],
-  INR: ["rupee", "rupees", "₹"],
-  SEK: ["swedish krona", "swedish kronor"],
-  NOK: ["norwegian krone", "norwegian kroner"],
-  DKK: ["danish krone", "danish kroner"],
-  PLN: ["zloty", "zlotys", "złoty"],
-  CZK: ["koruna", "czech crown", "czech crowns"],
-  HUF: ["forint", "forints"],
-  MXN: ["mexican peso", "mexican pesos"],
-  BRL: ["real", "reais", "brazilian real"],
-  ZAR: ["rand", "rands"],
-  KRW: ["won", "korean won"],
-  TRY: ["lira", "turkish lira"],
-  THB: ["baht"],
-};
-
 /** Each code's names as one pattern: a name as a whole word or phrase, a sign anywhere. */
 const CURRENCY_PATTERNS: ReadonlyMap<string, RegExp> = new Map(
   Object.entries(CURRENCY_NAMES).map(([code, names]) => {
@@ -360,9 +340,19 @@ export function ungroundedArguments(args: Record<string, unknown>, parameters: J
   const listed = new Set<string>();
   schemaValues(parameters, listed);
   const found: UngroundedValue[] = [];
+  const properties = (parameters.properties ?? {}) as Record<string, { description?: unknown } | undefined>;
+  let requestNamesMoment: boolean | undefined;
+  /** A full date in a top-level parameter not about a day, which the conversation never writes, for a request that names no day: the model's own. */
+  const dateGuessed = (value: string, path: string): boolean => {
+    if (!FULL_DATE.test(value.trim()) || !(path in properties) || evidence.text.includes(value.trim().slice(0, 10))) return false;
+    const description = properties[path]?.description;
+    if (aboutMoment(path, typeof description === "string" ? description : undefined)) return false;
+    requestNamesMoment ??= namesMoment(source.userText);
+    return !requestNamesMoment;
+  };
   const walk = (value: unknown, path: string): void => {
     if (typeof value === "string") {
-      if (!stringGrounded(value, evidence, listed)) found.push({ path, value });
+      if (dateGuessed(value, path) || !stringGrounded(value, evidence, listed)) found.push({ path, value });
     } else if (typeof value === "number") {
       if (!listed.has(String(value)) && !numberGrounded(value, evidence)) found.push({ path, value });
     } else if (Array.isArray(value)) {
@@ -445,6 +435,9 @@ export const UNGROUNDED_CODE = "ungrounded_arguments";
  * schema: unchanged, run without its guessed optional values (when it still
  * fits without them), or refused with what it guessed. Before it is judged,
  * a number cut at a grouped figure's comma is joined back (`cutFigure`), a
+ * value copied into two parameters is separated (`value-separation.ts`), a
+ * code written changed is written as the request writes it and a currency
+ * named where a code is asked as its code (`codes-as-written.ts`), a
  * figure the user wrote in another unit is converted into the parameter's,
  * and a percentage into the form its description asks for
  * (`unit-conversion.ts`), and a runaway number is cut back (`runawayFigure`).
@@ -455,8 +448,9 @@ export function groundCallArguments(written: ToolCall, tool: Tool, source: Groun
   const parameters = toolSpec(tool).parameters;
   const joined = withCutFiguresJoined(written, tool, source);
   const fits = (args: Record<string, unknown>): boolean => tool.input.safeParse(args).success;
-  const converted = withUnitsConverted(withRepeatedValuesSeparated(joined, parameters, source.userText, fits), parameters, source.userText, fits);
-  const call = withoutRepeatedOptionalValues(withRunawayFiguresCut(converted, tool, source), tool);
+  const separated = withRepeatedValuesSeparated(joined, parameters, source.userText, fits);
+  const converted = withUnitsConverted(withCodesAsWritten(separated, parameters, source.userText, evidenceText(source), fits), parameters, source.userText, fits);
+  const call = withoutRepeatedOptionalValues(withRunawayFiguresCut(converted, tool, source), tool, source.userText);
   const guessed = ungroundedArguments(call.arguments, parameters, source);
   if (guessed.length === 0) return { kind: "grounded", call };
   const required = requiredNames(parameters);
@@ -479,8 +473,13 @@ export function groundCallArguments(written: ToolCall, tool: Tool, source: Groun
  * words at hand. Required parameters are read first, then the schema's order;
  * the first holder of a value keeps it, and a value the parameter's own
  * schema lists (an enum member, its default) is never a copy.
+ *
+ * Numbers too, given the request (`userText`): "a campsite for 3 nights" as
+ * `nights: 3, nightly_price_cap: 3`. A number the request writes twice ("2
+ * adults and 2 children") fills two parameters, and 0 and 1 (a default, a
+ * first page) are never copies.
  */
-export function repeatedOptionalValues(args: Record<string, unknown>, parameters: JsonSchema): string[] {
+export function repeatedOptionalValues(args: Record<string, unknown>, parameters: JsonSchema, userText?: string): string[] {
   const required = requiredNames(parameters);
   const properties = (parameters.properties ?? {}) as Record<string, unknown>;
   const order = Object.keys(properties);
@@ -489,22 +488,35 @@ export function repeatedOptionalValues(args: Record<string, unknown>, parameters
   const repeated: string[] = [];
   for (const name of Object.keys(args).sort((a, b) => rank(a) - rank(b))) {
     const value = args[name];
-    if (typeof value !== "string" || value.trim() === "") continue;
-    const key = value.trim().toLowerCase();
+    let key: string;
+    if (typeof value === "string" && value.trim() !== "") key = `s:${value.trim().toLowerCase()}`;
+    else if (typeof value === "number" && Number.isFinite(value) && value !== 0 && value !== 1 && userText !== undefined && timesWritten(value, userText) <= 1) key = `n:${value}`;
+    else continue;
     if (!holders.has(key)) {
       holders.add(key);
       continue;
     }
     const own = new Set<string>();
     schemaValues(properties[name], own);
-    if (!required.has(name) && !own.has(key)) repeated.push(name);
+    if (!required.has(name) && !own.has(key.slice(2))) repeated.push(name);
   }
   return repeated;
 }
 
+/** Figures not inside a word or a code ("3", "1,500", "2.5"; not the 12 of "V12"). */
+const STANDALONE_FIGURE = new RegExp(String.raw`(?<![\w.-])${WRITTEN_FIGURE}(?![\w-])`, "g");
+
+/** How many times a text writes a number: as a figure, or as a counting word ("three"). */
+function timesWritten(value: number, text: string): number {
+  let count = 0;
+  for (const [written] of text.matchAll(STANDALONE_FIGURE)) if (figureValue(written) === Math.abs(value)) count++;
+  for (const word of splitWords(text)) if (COUNTING_WORDS[word.toLowerCase()] === Math.abs(value)) count++;
+  return count;
+}
+
 /** The call without the optional values that repeat another of its values (`repeatedOptionalValues`), when it still fits the schema without them. */
-function withoutRepeatedOptionalValues(call: ToolCall, tool: Tool): ToolCall {
-  const repeated = new Set(repeatedOptionalValues(call.arguments, toolSpec(tool).parameters));
+function withoutRepeatedOptionalValues(call: ToolCall, tool: Tool, userText: string): ToolCall {
+  const repeated = new Set(repeatedOptionalValues(call.arguments, toolSpec(tool).parameters, userText));
   if (repeated.size === 0) return call;
   const kept = argumentsWithout(call.arguments, repeated);
   return tool.input.safeParse(kept).success ? { ...call, arguments: kept } : call;

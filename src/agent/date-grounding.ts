@@ -258,6 +258,25 @@ export function describedDateFormat(description: string | undefined): DateFormat
   return { parts, separator: match[2]! };
 }
 
+/** Words of a description that make its parameter about a day or a time. */
+const MOMENT_WORDS = /\b(?:date|dates|day|days|time|times|when|deadline|timestamp|datetime)\b/i;
+
+/**
+ * Whether a parameter is about a day or a time: by its name (`date`,
+ * `start_time`, `due`), by the date format its description states, or by a
+ * description that speaks of a date or a time. Such a parameter's dates are
+ * date grounding's to judge.
+ */
+export function aboutMoment(name: string, description: string | undefined): boolean {
+  if (TEMPORAL_KEY.test(name) && !NOT_TEMPORAL_KEY.test(name)) return true;
+  return description !== undefined && (describedDateFormat(description) !== undefined || MOMENT_WORDS.test(description));
+}
+
+/** Whether the text names a day or a time at all ("tomorrow", "in March", "at 5 pm"), as chrono reads it. */
+export function namesMoment(text: string): boolean {
+  return chrono.parse(clockTimesInFigures(text)).length > 0;
+}
+
 /** An ISO date (YYYY-MM-DD) written in a described format. */
 export function formatDate(isoDate: string, format: DateFormat): string {
   const [year, month, day] = isoDate.split("-") as [string, string, string];

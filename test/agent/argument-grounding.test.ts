@@ -179,6 +179,35 @@ describe("optional values that repeat another value of the call", () => {
     expect(repeatedOptionalValues({ from: "Lyon", to: "Lyon" }, both)).toEqual([]);
   });
 
+  it("does not carry a date the model wrote into a parameter that is not about a day, for a request that names no day", () => {
+    const stats: JsonSchema = {
+      type: "object",
+      properties: { player_name: { type: "string" }, season: { type: "string", description: "The season to get statistics for." }, date: { type: "string" }, when: { type: "string", description: "Match day." } },
+      required: ["player_name", "season"],
+    };
+    const source = (userText: string, results: string[] = []) => ({ userText, results });
+    expect(ungroundedArguments({ player_name: "LeBron James", season: "2026-12-01" }, stats, source("What is LeBron James's assist average?"))).toEqual([{ path: "season", value: "2026-12-01" }]);
+    // A parameter about a day, a request naming a day, or a date the conversation writes: date grounding's, or carried.
+    expect(ungroundedArguments({ player_name: "LeBron James", date: "2026-12-01" }, stats, source("What is LeBron James's assist average?"))).toEqual([]);
+    expect(ungroundedArguments({ player_name: "LeBron James", season: "2026-12-01" }, stats, source("LeBron James's assists since last Monday"))).toEqual([]);
+    expect(ungroundedArguments({ player_name: "LeBron James", season: "2026-12-01" }, stats, source("LeBron James's assists", ["season starts 2026-12-01"]))).toEqual([]);
+    expect(ungroundedArguments({ player_name: "LeBron James", when: "2026-12-01" }, stats, source("LeBron James's assists"))).toEqual([]);
+  });
+
+  it("leaves out an optional copy of a number the request writes once, and keeps numbers written twice, 0 and 1", () => {
+    const camp: JsonSchema = {
+      type: "object",
+      properties: { park: { type: "string" }, nights: { type: "integer" }, nightly_price_cap: { type: "number" }, page: { type: "integer" } },
+      required: ["park", "nights"],
+    };
+    expect(repeatedOptionalValues({ park: "Yosemite", nights: 3, nightly_price_cap: 3 }, camp, "A campsite in Yosemite for 3 nights.")).toEqual(["nightly_price_cap"]);
+    expect(repeatedOptionalValues({ park: "Yosemite", nights: 3, nightly_price_cap: 3 }, camp, "A campsite in Yosemite for three nights.")).toEqual(["nightly_price_cap"]);
+    expect(repeatedOptionalValues({ park: "Yosemite", nights: 3, nightly_price_cap: 3 }, camp, "3 nights in Yosemite, at most 3 dollars a night")).toEqual([]);
+    expect(repeatedOptionalValues({ park: "Yosemite", nights: 1, page: 1 }, camp, "one night in Yosemite")).toEqual([]);
+    // Without the request, numbers are not judged.
+    expect(repeatedOptionalValues({ park: "Yosemite", nights: 3, nightly_price_cap: 3 }, camp)).toEqual([]);
+  });
+
   it("runs the call without the copy, as it runs one without a guessed optional value", async () => {
     const profile = freshNotesProfile();
     try {

@@ -116,6 +116,13 @@ describe("news app", () => {
     const notSaved = await failure(profile.runTool(tool("remove_saved_article"), { id: firstSaved }));
     expect(notSaved.code).toBe("not_saved");
     await profile.store.undo();
+    // The words of a saved article's title instead of its id: the error names the id, and carries it as the fix.
+    const savedList = ((await profile.runTool(tool("list_saved_articles"), {})).value as { articles: { id: string; title: string }[] }).articles;
+    const described = await failure(profile.runTool(tool("remove_saved_article"), { id: "bike lanes" }));
+    expect(described.code).toBe("not_saved");
+    expect(described.message).toContain(savedList[0]!.id);
+    expect(described.message).not.toContain(savedList[0]!.title);
+    expect(described.retryWith).toEqual({ id: savedList[0]!.id });
     expect(((await profile.runTool(tool("list_saved_articles"), {})).value as { count: number }).count).toBe(2);
   });
 

@@ -297,7 +297,13 @@ const removeSaved = defineTool({
     const id = args.id.trim().toLowerCase();
     const saved = savedCollection(context.store);
     if (!saved.delete(id)) {
-      throw new ToolError("not_saved", `Article "${args.id}" is not in the saved list. See the list with list_saved_articles.`);
+      // A description instead of an id ("the bike lanes article"): name the saved articles it matches.
+      const matching = itemsMatching(saved.all(), args.id, (candidate) => candidate.title).map((candidate) => candidate.id);
+      throw new ToolError(
+        "not_saved",
+        `Article "${args.id}" is not in the saved list.${matching.length > 0 ? referenceHint(matching, "id") : " See the list with list_saved_articles."}`,
+        referenceFix(matching, "id"),
+      );
     }
     return { removed: true, id, total_saved: saved.all().length };
   },
