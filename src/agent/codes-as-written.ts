@@ -2,7 +2,10 @@
  * Codes as the request writes them. A code (a policy, order, candidate or
  * regatta number, an ISBN: a token with a figure in it, "HX-558201",
  * "CAND-7781", "978-0-14-303943-3") names one thing exactly; a small model
- * copying one often writes it changed, and the changed code names nothing:
+ * copying one often writes it changed, and the changed code names nothing.
+ * In a parameter whose name says it holds an identifier (its name has `id`,
+ * `number`, `code`, `reference`, `isbn`…; a path, a list or a title may hold
+ * a code among other words, and is left alone):
  *
  * - with words added around it (`policy_number: "policy_hx-558201"`): the
  *   argument, itself shaped like a code and found nowhere in the
@@ -12,9 +15,8 @@
  *   argument's figures (four or more) run inside the figures of exactly one
  *   longer code of the request, and any letters it has are that code's too:
  *   it becomes that code;
- * - as a sentence (four words or more: `candidate_id: "Kick off a background check on
- *   candidate CAND-7781, …"`) in a parameter that names an identifier (its
- *   name has `id`, `number`, `code`, `reference`…): the sentence holds
+ * - as a sentence (four words or more: `candidate_id: "Kick off a
+ *   background check on candidate CAND-7781, …"`): the sentence holds
  *   exactly one code of the request: it becomes that code;
  * - a name copied into an identifier (`regatta_id: "Sea Lark"` beside
  *   `boat_name: "Sea Lark"`) while the request writes exactly one code the
@@ -137,6 +139,8 @@ const lettersOf = (text: string): string => text.toLowerCase().replace(/[^a-z]/g
 function codeMeant(value: string, parameter: string, codes: readonly string[]): string | undefined {
   const trimmed = value.trim();
   const lower = trimmed.toLowerCase();
+  // Only a parameter that names an identifier holds one code: a path or a title may hold a code among other words.
+  if (!namesIdentifier(parameter)) return undefined;
   if (CODE_SHAPE.test(trimmed)) {
     if (DATE_OR_TIME.test(trimmed)) return undefined;
     const held = codes.filter((code) => code.toLowerCase() !== lower && holdsToken(lower, code.toLowerCase()));
@@ -148,7 +152,7 @@ function codeMeant(value: string, parameter: string, codes: readonly string[]): 
     const longer = codes.filter((code) => figuresOf(code).length > figures.length && figuresOf(code).includes(figures) && lettersOf(code).includes(letters));
     return longer.length === 1 ? longer[0] : undefined;
   }
-  if (trimmed.split(/\s+/).length >= SENTENCE_WORDS && namesIdentifier(parameter)) {
+  if (trimmed.split(/\s+/).length >= SENTENCE_WORDS) {
     const held = codes.filter((code) => holdsToken(lower, code.toLowerCase()));
     return held.length === 1 ? held[0] : undefined;
   }

@@ -65,9 +65,12 @@ describe("codes as written", () => {
     expect(written({ sail_number: "GBR 4471" }, sail, "sail number GBR 4471")).toEqual({ sail_number: "GBR 4471" });
     // Free text holding a code is not an identifier.
     expect(written({ note: "ask about the ORD-77 parcel please" }, order, "Note: ask about ORD-77 please")).toEqual({ note: "ask about the ORD-77 parcel please" });
+    // A path or a list holding a code among other words is not an identifier.
+    const task = schema({ list: { type: "string" }, title: { type: "string" } });
+    expect(written({ list: "Work/q4-report-backwards.md", title: "backup" }, task, "copy the Q4 report to a backup")).toEqual({ list: "Work/q4-report-backwards.md", title: "backup" });
     // Dates are date grounding's.
-    const trip = schema({ start: { type: "string" } });
-    expect(written({ start: "2025-06-02T10:00" }, trip, "from 2025-06-02 at ten")).toEqual({ start: "2025-06-02T10:00" });
+    const trip = schema({ start_ref: { type: "string" } });
+    expect(written({ start_ref: "2025-06-02T10:00" }, trip, "from 2025-06-02 at ten")).toEqual({ start_ref: "2025-06-02T10:00" });
     // Two codes held: a choice between them.
     const swap = schema({ item_code: { type: "string" } });
     expect(written({ item_code: "ab-12_cd-34" }, swap, "swap AB-12 for CD-34")).toEqual({ item_code: "ab-12_cd-34" });
