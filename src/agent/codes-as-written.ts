@@ -31,6 +31,7 @@
  * request (a choice between them), and a result the tool's schema refuses.
  */
 import type { JsonSchema, ToolCall } from "../model/types.js";
+import { holdsToken } from "./value-separation.js";
 
 /** ISO 4217 codes and the names people give the currencies (each name as a whole word or phrase of the evidence). */
 export const CURRENCY_NAMES: Readonly<Record<string, readonly string[]>> = {
@@ -118,18 +119,6 @@ function codesOf(text: string): string[] {
     if (!codes.has(token.toLowerCase())) codes.set(token.toLowerCase(), token);
   }
   return [...codes.values()];
-}
-
-/** Whether `text` holds `part` not run on by other letters or figures ("policy_hx-558201" holds "hx-558201"). */
-function holdsToken(text: string, part: string): boolean {
-  let from = text.indexOf(part);
-  while (from !== -1) {
-    const before = text[from - 1];
-    const after = text[from + part.length];
-    if ((before === undefined || !/[\da-z]/i.test(before)) && (after === undefined || !/[\da-z]/i.test(after))) return true;
-    from = text.indexOf(part, from + 1);
-  }
-  return false;
 }
 
 const figuresOf = (text: string): string => text.replace(/\D/g, "");

@@ -87,8 +87,8 @@ function heldValues(args: unknown): { numbers: number[]; strings: string[] } {
   return { numbers, strings };
 }
 
-/** Whether `text` holds `part` not run on by other digits or letters ("19:30" holds "30", "2025-06-02" holds "2025"; "4471" does not hold "44"). */
-function holdsToken(text: string, part: string): boolean {
+/** Whether `text` holds `part` not run on by other digits or letters ("19:30" holds "30", "2025-06-02" holds "2025", "policy_hx-558201" holds "hx-558201"; "4471" does not hold "44"). */
+export function holdsToken(text: string, part: string): boolean {
   let from = text.indexOf(part);
   while (from !== -1) {
     const before = text[from - 1];
