@@ -51,7 +51,7 @@ import { termsOf } from "./argument-pruning.js";
 import { withUnitsConverted, WRITTEN_FIGURE } from "./unit-conversion.js";
 import { CURRENCY_NAMES, withCodesAsWritten } from "./codes-as-written.js";
 import { aboutMoment, namesMoment } from "./date-grounding.js";
-import { withRepeatedValuesSeparated } from "./value-separation.js";
+import { figuresInText, withRepeatedValuesSeparated } from "./value-separation.js";
 
 export interface GroundingEvidence {
   /** The user's words: this request and the session's earlier requests. */
@@ -503,13 +503,9 @@ export function repeatedOptionalValues(args: Record<string, unknown>, parameters
   return repeated;
 }
 
-/** Figures not inside a word or a code ("3", "1,500", "2.5"; not the 12 of "V12"). */
-const STANDALONE_FIGURE = new RegExp(String.raw`(?<![\w.-])${WRITTEN_FIGURE}(?![\w-])`, "g");
-
-/** How many times a text writes a number: as a figure, or as a counting word ("three"). */
+/** How many times a text writes a number: as a figure not inside a word or a code, or as a counting word ("three"). */
 function timesWritten(value: number, text: string): number {
-  let count = 0;
-  for (const [written] of text.matchAll(STANDALONE_FIGURE)) if (figureValue(written) === Math.abs(value)) count++;
+  let count = figuresInText(text).counts.get(String(Math.abs(value))) ?? 0;
   for (const word of splitWords(text)) if (COUNTING_WORDS[word.toLowerCase()] === Math.abs(value)) count++;
   return count;
 }

@@ -31,7 +31,7 @@
  * request (a choice between them), and a result the tool's schema refuses.
  */
 import type { JsonSchema, ToolCall } from "../model/types.js";
-import { holdsToken } from "./value-separation.js";
+import { codesInText, heldValues, holdsToken } from "./value-separation.js";
 
 /** ISO 4217 codes and the names people give the currencies (each name as a whole word or phrase of the evidence). */
 export const CURRENCY_NAMES: Readonly<Record<string, readonly string[]>> = {
@@ -83,8 +83,6 @@ export function currencyCodeOf(value: string): string | undefined {
 
 /** A value shaped like one code: letters and figures joined by `-`, `_`, `/` or `.`, with a figure. */
 const CODE_SHAPE = /^[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)*$/;
-/** Codes in a text: tokens with a figure in them, not run on by other letters, figures or dashes. */
-const CODE_IN_TEXT = /(?<![\w-])[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)*(?![\w-])/g;
 /** Dates and times: date grounding's to judge. */
 const DATE_OR_TIME = /^\d{4}-\d{1,2}(-\d{1,2})?([T ].*)?$|^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}$|^\d{1,2}:\d{2}/;
 /** A value of this many words or more in an identifier is a sentence, not a code written with a word ("GBR 4471"). */
@@ -111,14 +109,11 @@ function asksCurrencyCode(name: string, description: string): boolean {
   return /\biso[\s-]?4217\b/.test(text) || (/\bcurrency\b/.test(text) && /\b(code|3-letter|three-letter)\b/.test(text));
 }
 
-/** The codes the request writes (tokens with a figure), each once, as written. */
+/** The codes the request writes (tokens with a figure), each once, as written; dates are not codes. */
 function codesOf(text: string): string[] {
-  const codes = new Map<string, string>();
-  for (const [token] of text.matchAll(CODE_IN_TEXT)) {
-    if (!/\d/.test(token) || DATE_OR_TIME.test(token)) continue;
-    if (!codes.has(token.toLowerCase())) codes.set(token.toLowerCase(), token);
-  }
-  return [...codes.values()];
+  return codesInText(text)
+    .codes.map((code) => String(code.value))
+    .filter((code) => !DATE_OR_TIME.test(code));
 }
 
 const figuresOf = (text: string): string => text.replace(/\D/g, "");
@@ -146,19 +141,6 @@ function codeMeant(value: string, parameter: string, codes: readonly string[]): 
     return held.length === 1 ? held[0] : undefined;
   }
   return undefined;
-}
-
-/** Every string a call's arguments hold, at any depth, in lower case. */
-function heldStrings(args: unknown): string[] {
-  const strings: string[] = [];
-  const walk = (value: unknown): void => {
-    if (typeof value === "string") strings.push(value.toLowerCase());
-    else if (typeof value === "number") strings.push(String(value));
-    else if (Array.isArray(value)) value.forEach(walk);
-    else if (typeof value === "object" && value !== null) Object.values(value).forEach(walk);
-  };
-  walk(args);
-  return strings;
 }
 
 /**
@@ -202,7 +184,8 @@ export function withCodesAsWritten(call: ToolCall, parameters: JsonSchema, userT
   for (const names of byValue.values()) {
     const identifiers = names.filter(namesIdentifier);
     if (names.length < 2 || identifiers.length !== 1 || properties[identifiers[0]!]?.enum !== undefined) continue;
-    const held = heldStrings(args);
+    const { numbers, strings } = heldValues(args);
+    const held = [...strings, ...numbers.map(String)];
     const unused = codes.filter((code) => !held.some((text) => holdsToken(text, code.toLowerCase())));
     if (unused.length !== 1) continue;
     args[identifiers[0]!] = unused[0];

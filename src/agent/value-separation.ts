@@ -23,7 +23,7 @@ import type { JsonSchema, ToolCall } from "../model/types.js";
 import { parameterUnit, unitNamed, WRITTEN_FIGURE, type Unit } from "./unit-conversion.js";
 
 /** A value the request writes, where it first writes it, and the unit written right after it (if any). */
-interface Written {
+export interface Written {
   key: string;
   value: number | string;
   index: number;
@@ -43,8 +43,8 @@ function close(a: number, b: number): boolean {
   return Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 }
 
-/** The figures the request writes, each value once with its first place. */
-function writtenFigures(text: string): { figures: Written[]; counts: Map<string, number> } {
+/** The figures a text writes, each value once with its first place, and how many times it writes each (by `String(value)`). */
+export function figuresInText(text: string): { figures: Written[]; counts: Map<string, number> } {
   const figures: Written[] = [];
   const counts = new Map<string, number>();
   for (const match of text.matchAll(FIGURE)) {
@@ -60,8 +60,8 @@ function writtenFigures(text: string): { figures: Written[]; counts: Map<string,
   return { figures, counts };
 }
 
-/** The codes the request writes (tokens with a figure in them), each once with its first place, by lower-case key. */
-function writtenCodes(text: string): { codes: Written[]; counts: Map<string, number> } {
+/** The codes a text writes (tokens with a figure in them), each once with its first place, by lower-case key. */
+export function codesInText(text: string): { codes: Written[]; counts: Map<string, number> } {
   const codes: Written[] = [];
   const counts = new Map<string, number>();
   for (const match of text.matchAll(CODE)) {
@@ -73,8 +73,8 @@ function writtenCodes(text: string): { codes: Written[]; counts: Map<string, num
   return { codes, counts };
 }
 
-/** Every number and every string a call's arguments hold, at any depth. */
-function heldValues(args: unknown): { numbers: number[]; strings: string[] } {
+/** Every number and every string (in lower case) a call's arguments hold, at any depth. */
+export function heldValues(args: unknown): { numbers: number[]; strings: string[] } {
   const numbers: number[] = [];
   const strings: string[] = [];
   const walk = (value: unknown): void => {
@@ -157,8 +157,8 @@ export function withRepeatedValuesSeparated(call: ToolCall, parameters: JsonSche
   }
   const repeated = [...groups.entries()].filter(([, names]) => names.length >= 2);
   if (repeated.length === 0) return call;
-  const { figures, counts: figureCounts } = writtenFigures(userText);
-  const { codes, counts: codeCounts } = writtenCodes(userText);
+  const { figures, counts: figureCounts } = figuresInText(userText);
+  const { codes, counts: codeCounts } = codesInText(userText);
   const args: Record<string, unknown> = { ...call.arguments };
   let changed = false;
   for (const [key, names] of repeated) {
