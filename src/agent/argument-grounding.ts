@@ -50,8 +50,9 @@ import { normaliseTerm, splitWords } from "../tools/toolbox.js";
 import { termsOf } from "./argument-pruning.js";
 import { withUnitsConverted, WRITTEN_FIGURE } from "./unit-conversion.js";
 import { CURRENCY_NAMES, withCodesAsWritten } from "./codes-as-written.js";
+import { withChoicesAsWritten } from "./choices-as-written.js";
 import { aboutMoment, namesMoment } from "./date-grounding.js";
-import { figuresInText, withRepeatedValuesSeparated } from "./value-separation.js";
+import { figuresInText, withCopiedNameReplaced, withInventedNumberPlaced, withRepeatedValuesSeparated } from "./value-separation.js";
 
 export interface GroundingEvidence {
   /** The user's words: this request and the session's earlier requests. */
@@ -435,22 +436,35 @@ export const UNGROUNDED_CODE = "ungrounded_arguments";
  * schema: unchanged, run without its guessed optional values (when it still
  * fits without them), or refused with what it guessed. Before it is judged,
  * a number cut at a grouped figure's comma is joined back (`cutFigure`), a
- * value copied into two parameters is separated (`value-separation.ts`), a
+ * value copied into two parameters is separated and a name copied from
+ * another parameter replaced by the one the request writes before the
+ * parameter's own word (`value-separation.ts`), a
  * code written changed is written as the request writes it and a currency
  * named where a code is asked as its code (`codes-as-written.ts`), a
+ * choice the request names taken over one it does not
+ * (`choices-as-written.ts`), a
  * figure the user wrote in another unit is converted into the parameter's,
  * and a percentage into the form its description asks for
- * (`unit-conversion.ts`), and a runaway number is cut back (`runawayFigure`).
+ * (`unit-conversion.ts`), a runaway number is cut back (`runawayFigure`),
+ * and a number nothing grounds is given the one figure the call leaves out
+ * when the request writes it in the parameter's kind of unit
+ * (`withInventedNumberPlaced`).
  */
 export type CallGrounding = { kind: "grounded"; call: ToolCall } | { kind: "guessed"; guessed: UngroundedValue[]; error: { code: typeof UNGROUNDED_CODE; message: string } };
 
 export function groundCallArguments(written: ToolCall, tool: Tool, source: GroundingEvidence): CallGrounding {
   const parameters = toolSpec(tool).parameters;
-  const joined = withCutFiguresJoined(written, tool, source);
   const fits = (args: Record<string, unknown>): boolean => tool.input.safeParse(args).success;
-  const separated = withRepeatedValuesSeparated(joined, parameters, source.userText, fits);
-  const converted = withUnitsConverted(withCodesAsWritten(separated, parameters, source.userText, evidenceText(source), fits), parameters, source.userText, fits);
-  const call = withoutRepeatedOptionalValues(withRunawayFiguresCut(converted, tool, source), tool, source.userText);
+  const joined = withCutFiguresJoined(written, tool, source);
+  const separated = withCopiedNameReplaced(withRepeatedValuesSeparated(joined, parameters, source.userText, fits), parameters, source.userText, fits);
+  const asWritten = withChoicesAsWritten(withCodesAsWritten(separated, parameters, source.userText, evidenceText(source), fits), parameters, source.userText, fits);
+  const converted = withUnitsConverted(asWritten, parameters, source.userText, fits);
+  const evidence = evidenceOf(source);
+  const listed = new Set<string>();
+  schemaValues(parameters, listed);
+  const invented = (value: number): boolean => !listed.has(String(value)) && !numberGrounded(value, evidence);
+  const placed = withInventedNumberPlaced(withRunawayFiguresCut(converted, tool, source), parameters, source.userText, invented, fits);
+  const call = withoutRepeatedOptionalValues(placed, tool, source.userText);
   const guessed = ungroundedArguments(call.arguments, parameters, source);
   if (guessed.length === 0) return { kind: "grounded", call };
   const required = requiredNames(parameters);

@@ -55,6 +55,31 @@ export function gateInputFor(
 }
 
 /**
+ * The call with the spaces around its strings taken off (`depot: " Leeds"`,
+ * `from_account: " Everyday Checking"`): a small model often opens a value
+ * with the token that carries a space before its word, and an app looking
+ * the value up does not find it with the space. Done before anything else
+ * reads the call, so a repeated call and the one before it compare as the
+ * same call. A string of spaces only is left as it is.
+ */
+export function withSpacesTrimmed(call: ToolCall): ToolCall {
+  let trimmed = false;
+  const walk = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      const inner = value.trim();
+      if (inner === "" || inner === value) return value;
+      trimmed = true;
+      return inner;
+    }
+    if (Array.isArray(value)) return value.map(walk);
+    if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item)]));
+    return value;
+  };
+  const args = walk(call.arguments) as Record<string, unknown>;
+  return trimmed ? { ...call, arguments: args } : call;
+}
+
+/**
  * Decide, for every call of a model turn, what happens to it; nothing runs
  * yet. An unknown tool, a call that failed too often, or arguments that do
  * not parse are resolved at once as errors; otherwise the gate decides, with
@@ -73,7 +98,7 @@ export async function planCalls(state: RunState, calls: readonly ToolCall[], ste
     }
     // A day or time that contradicts the request's own words is corrected, or sent back to the model.
     const named = context.toolbox.get(written.name);
-    const grounding = groundCallDates(written, state.request, { now: profile.environment.now(), timeZone: profile.environment.timeZone }, named ? toolSpec(named).parameters : undefined);
+    const grounding = groundCallDates(withSpacesTrimmed(written), state.request, { now: profile.environment.now(), timeZone: profile.environment.timeZone }, named ? toolSpec(named).parameters : undefined);
     // A call written again after its tool named the fix runs with the fix.
     let call = withToolFix(grounding.call, state.calls);
     if (grounding.kind === "contradiction") {

@@ -183,3 +183,100 @@ export function withRepeatedValuesSeparated(call: ToolCall, parameters: JsonSche
   }
   return changed && fits(args) ? { ...call, arguments: args } : call;
 }
+
+/** A figure that is part of a clock time or a written date ("7:30", "12/05"): not a quantity of its own. */
+function onClockOrCalendar(text: string, figure: Written): boolean {
+  const written = String(figure.value);
+  const at = text.indexOf(written, figure.index);
+  const before = text[figure.index - 1];
+  const after = at === -1 ? undefined : text[at + written.length];
+  return before === ":" || before === "/" || after === ":" || after === "/";
+}
+
+/**
+ * The call with the one number nothing grounds replaced by the one figure
+ * of the request the call leaves out, when the request writes that figure
+ * with a unit of the kind the parameter counts in: "doubles every 20
+ * minutes … after 180 minutes" called as `doubling_time_min: 20,
+ * elapsed_min: 280` runs with `elapsed_min: 180` (converted when the units
+ * differ: "3 hours" into `elapsed_min` is 180). The call itself otherwise:
+ * two or more numbers nothing grounds, no figure or several left out, a
+ * figure written without a unit or with another kind of unit, a parameter
+ * whose unit nobody knows (a count, a price: the figure left out may be
+ * meant for no parameter at all, as in a request the tool does not serve),
+ * or a result the tool's schema refuses. `invented` says which numbers
+ * grounding would refuse.
+ */
+export function withInventedNumberPlaced(
+  call: ToolCall,
+  parameters: JsonSchema,
+  userText: string,
+  invented: (value: number) => boolean,
+  fits: (args: Record<string, unknown>) => boolean,
+): ToolCall {
+  const holders = Object.entries(call.arguments).filter(([, value]) => typeof value === "number" && Number.isFinite(value) && invented(value));
+  if (holders.length !== 1) return call;
+  const [holder] = holders[0]!;
+  const properties = (parameters.properties ?? {}) as Record<string, { description?: unknown }>;
+  const description = properties[holder]?.description;
+  const wanted = parameterUnit(holder, typeof description === "string" ? description : undefined);
+  if (wanted === undefined) return call;
+  const held = heldValues(Object.fromEntries(Object.entries(call.arguments).filter(([name]) => name !== holder)));
+  const unused = figuresInText(userText).figures.filter((figure) => !onClockOrCalendar(userText, figure) && !figureUsed(figure, held));
+  if (unused.length !== 1) return call;
+  const figure = unused[0]!;
+  if (figure.unit === undefined || figure.unit.dimension !== wanted.dimension) return call;
+  const value = Number((((figure.value as number) * figure.unit.factor) / wanted.factor).toPrecision(12));
+  const args = { ...call.arguments, [holder]: value };
+  return fits(args) ? { ...call, arguments: args } : call;
+}
+
+/** The last word of a parameter's name (`department` of `department`, `depot` of `start_depot`), when it is a noun a request can write after a name. */
+function nameNoun(name: string): string | undefined {
+  const words = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((word) => word !== "");
+  const last = words.at(-1);
+  return last !== undefined && last.length >= 4 && !["name", "type", "kind", "text", "value", "title"].includes(last) ? last : undefined;
+}
+
+/**
+ * The call with a string copied from another parameter's value replaced by
+ * the name the request writes before this parameter's own word: "a Senior
+ * Data Engineer in the Analytics department" called as `title: "Senior Data
+ * Engineer", department: "Data Engineer"` runs with `department:
+ * "Analytics"`. Only a copy is replaced (the value is, or is part of,
+ * another parameter's value, or holds it), only by a name in capitals
+ * right before the word (`department`, `depot`, `team`; one to three words),
+ * and only when the request writes exactly one such name; the call itself
+ * otherwise, or when the result does not fit the tool's schema.
+ */
+export function withCopiedNameReplaced(call: ToolCall, parameters: JsonSchema, userText: string, fits: (args: Record<string, unknown>) => boolean): ToolCall {
+  const properties = (parameters.properties ?? {}) as Record<string, { enum?: unknown }>;
+  const args: Record<string, unknown> = { ...call.arguments };
+  let changed = false;
+  for (const [name, value] of Object.entries(call.arguments)) {
+    if (typeof value !== "string" || properties[name]?.enum !== undefined || /\d/.test(value)) continue;
+    const own = value.trim().toLowerCase();
+    if (own === "") continue;
+    const copied = Object.entries(call.arguments).some(([other, held]) => {
+      if (other === name || typeof held !== "string") return false;
+      const theirs = held.trim().toLowerCase();
+      return theirs !== "" && (theirs.includes(own) || own.includes(theirs));
+    });
+    const noun = nameNoun(name);
+    if (!copied || noun === undefined) continue;
+    const nounPattern = `(?:${noun}|${noun[0]!.toUpperCase()}${noun.slice(1)})s?`;
+    const before = new RegExp(String.raw`(?<![\p{L}&'-])((?:[A-Z][\p{L}&'-]*\s+){0,2}[A-Z][\p{L}&'-]*)\s+${nounPattern}(?![\p{L}])`, "gu");
+    const named = new Set([...userText.matchAll(before)].map((match) => match[1]!));
+    if (named.size !== 1) continue;
+    const [meant] = named;
+    const held = Object.entries(args).some(([other, item]) => other !== name && typeof item === "string" && item.trim().toLowerCase() === meant!.toLowerCase());
+    if (meant!.toLowerCase() === own || held) continue;
+    args[name] = meant;
+    changed = true;
+  }
+  return changed && fits(args) ? { ...call, arguments: args } : call;
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
+import { withSpacesTrimmed } from "../../src/agent/call-planning.js";
 import { withToolFix } from "../../src/agent/repeated-calls.js";
 import type { CallRecord } from "../../src/agent/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
@@ -61,6 +62,35 @@ describe("a call written again after its tool named the fix", () => {
       ]);
       expect(outcome.calls[0]?.error?.retryWith).toEqual({ booking_id: "booking-2" });
       expect(opened).toEqual(["booking-2"]);
+    } finally {
+      profile.close();
+    }
+  });
+
+  it("reads a value written with a space before its word as the word, so the repeated call is the same call and takes the fix", async () => {
+    expect(withSpacesTrimmed(call({ booking_id: " porto ", notes: ["  a", "b"], blank: "  " })).arguments).toEqual({ booking_id: "porto", notes: ["a", "b"], blank: "  " });
+    const tidy = call({ booking_id: "porto" });
+    expect(withSpacesTrimmed(tidy)).toBe(tidy);
+    const profile = freshNotesProfile();
+    try {
+      const openBooking = defineTool({
+        name: "open_booking",
+        description: "Show one booking.",
+        input: z.object({ booking_id: z.string() }),
+        risk: "read",
+        run: ({ booking_id }) => {
+          if (booking_id !== "booking-2") throw new ToolError("booking_not_found", `No booking "${booking_id}".`, { retryWith: { booking_id: "booking-2" } });
+          return { id: booking_id };
+        },
+      });
+      const again = { toolCalls: [{ name: "open_booking", arguments: { booking_id: " porto" } }] };
+      const model = new ScriptedModel([again, again, "Your Porto booking."]);
+      const outcome = await new Agent({ model, profile, toolbox: new ToolBox([openBooking]) }).run("show my porto booking").outcome;
+      expect(outcome.calls.map((record) => [record.call.arguments, record.status])).toEqual([
+        [{ booking_id: "porto" }, "error"],
+        [{ booking_id: "booking-2" }, "ok"],
+      ]);
+      expect(outcome.calls[0]?.error?.message).toBe('No booking "porto".');
     } finally {
       profile.close();
     }

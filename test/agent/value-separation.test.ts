@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Agent } from "../../src/agent/agent.js";
-import { withRepeatedValuesSeparated } from "../../src/agent/value-separation.js";
+import { withCopiedNameReplaced, withInventedNumberPlaced, withRepeatedValuesSeparated } from "../../src/agent/value-separation.js";
 import type { JsonSchema } from "../../src/model/types.js";
 import { ScriptedModel } from "../../src/testing/scripted-model.js";
 import { defineTool } from "../../src/tools/tool.js";
@@ -82,5 +82,86 @@ describe("value separation", () => {
     } finally {
       profile.close();
     }
+  });
+});
+
+describe("an invented number placed", () => {
+  const growth = schema({ initial_cells: { type: "number" }, doubling_time_min: { type: "number" }, elapsed_min: { type: "number" } });
+  const invented = (request: string) => (value: number) => !new RegExp(String.raw`(?<![\d.])${value}(?![\d.])`).test(request);
+  const placed = (args: Record<string, unknown>, parameters: JsonSchema, request: string, fits: (args: Record<string, unknown>) => boolean = () => true) =>
+    withInventedNumberPlaced(call(args), parameters, request, invented(request), fits).arguments;
+
+  it("gets the one figure the call leaves out, written in the parameter's kind of unit, converted", () => {
+    const request = "A culture starts with 500 cells and doubles every 20 minutes. How many after 180 minutes?";
+    expect(placed({ initial_cells: 500, doubling_time_min: 20, elapsed_min: 280 }, growth, request)).toEqual({ initial_cells: 500, doubling_time_min: 20, elapsed_min: 180 });
+    expect(placed({ initial_cells: 500, doubling_time_min: 20, elapsed_min: 280 }, growth, "500 cells, doubling every 20 minutes, after 3 hours")).toEqual({
+      initial_cells: 500,
+      doubling_time_min: 20,
+      elapsed_min: 180,
+    });
+  });
+
+  it("leaves the call alone for a figure without a unit or with another kind, two figures left out, two invented numbers, or a parameter with no unit", () => {
+    const games = schema({ player_count: { type: "number" }, max_minutes: { type: "number" } });
+    // "5 of us" has no unit: it is not placed in a parameter counting minutes.
+    expect(placed({ player_count: 90, max_minutes: 50 }, games, "5 of us and 90 minutes max")).toEqual({ player_count: 90, max_minutes: 50 });
+    expect(placed({ initial_cells: 500, doubling_time_min: 20, elapsed_min: 280 }, growth, "500 cells doubling every 20 minutes, dish of 180 mm")).toEqual({
+      initial_cells: 500,
+      doubling_time_min: 20,
+      elapsed_min: 280,
+    });
+    expect(placed({ initial_cells: 500, doubling_time_min: 20, elapsed_min: 280 }, growth, "500 cells, every 20 minutes, after 180 minutes or 240 minutes")).toEqual({
+      initial_cells: 500,
+      doubling_time_min: 20,
+      elapsed_min: 280,
+    });
+    expect(placed({ initial_cells: 700, doubling_time_min: 20, elapsed_min: 280 }, growth, "500 cells, every 20 minutes, after 180 minutes")).toEqual({
+      initial_cells: 700,
+      doubling_time_min: 20,
+      elapsed_min: 280,
+    });
+    const loan = schema({ amount: { type: "number" }, rate: { type: "number" } });
+    expect(placed({ amount: 1000, rate: 7 }, loan, "borrow 1000 over 5 years")).toEqual({ amount: 1000, rate: 7 });
+    // A clock time's figures are not quantities.
+    const dose = schema({ first_dose: { type: "string" }, interval_hours: { type: "number" } });
+    expect(placed({ first_dose: "19:30", interval_hours: 60 }, dose, "first at 7:30 pm")).toEqual({ first_dose: "19:30", interval_hours: 60 });
+    expect(placed({ initial_cells: 500, doubling_time_min: 20, elapsed_min: 280 }, growth, "500 cells, every 20 minutes, after 180 minutes", () => false)).toEqual({
+      initial_cells: 500,
+      doubling_time_min: 20,
+      elapsed_min: 280,
+    });
+  });
+});
+
+describe("a copied name replaced", () => {
+  const job = schema({ title: { type: "string" }, department: { type: "string" }, salary_max: { type: "number" } });
+  const replaced = (args: Record<string, unknown>, parameters: JsonSchema, request: string, fits: (args: Record<string, unknown>) => boolean = () => true) =>
+    withCopiedNameReplaced(call(args), parameters, request, fits).arguments;
+
+  it("gives a parameter holding a copy of another's value the name the request writes before the parameter's word", () => {
+    const request = "Open a requisition for a Senior Data Engineer in the Analytics department, salary capped at 145,000.";
+    expect(replaced({ title: "Senior Data Engineer", department: "Data Engineer", salary_max: 145000 }, job, request)).toEqual({
+      title: "Senior Data Engineer",
+      department: "Analytics",
+      salary_max: 145000,
+    });
+    const route = schema({ vehicle: { type: "string" }, depot: { type: "string" }, first_stop: { type: "string" } });
+    expect(replaced({ vehicle: "Van 12", depot: "Bradford", first_stop: "Bradford" }, route, "Van 12 leaves the Leeds depot for Bradford")).toEqual({
+      vehicle: "Van 12",
+      depot: "Leeds",
+      first_stop: "Bradford",
+    });
+  });
+
+  it("leaves a value that copies nothing, a request naming none or two, and a name another parameter holds", () => {
+    const request = "A Senior Data Engineer in the Analytics department.";
+    expect(replaced({ title: "Senior Data Engineer", department: "Data" }, job, "A Senior Data Engineer for data.")).toEqual({ title: "Senior Data Engineer", department: "Data" });
+    expect(replaced({ title: "Senior Data Engineer", department: "Research" }, job, request)).toEqual({ title: "Senior Data Engineer", department: "Research" });
+    expect(replaced({ title: "Engineer", department: "Engineer" }, job, "An Engineer for the Sales department or the Analytics department")).toEqual({
+      title: "Engineer",
+      department: "Engineer",
+    });
+    expect(replaced({ title: "Analytics", department: "Analytics lead" }, job, "Analytics lead in the Analytics department")).toEqual({ title: "Analytics", department: "Analytics lead" });
+    expect(replaced({ title: "Senior Data Engineer", department: "Data Engineer" }, job, request, () => false)).toEqual({ title: "Senior Data Engineer", department: "Data Engineer" });
   });
 });
