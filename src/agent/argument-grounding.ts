@@ -51,6 +51,7 @@ import { termsOf } from "./argument-pruning.js";
 import { withUnitsConverted, WRITTEN_FIGURE } from "./unit-conversion.js";
 import { CURRENCY_NAMES, withCodesAsWritten } from "./codes-as-written.js";
 import { withChoicesAsWritten } from "./choices-as-written.js";
+import { mapLeaves } from "./argument-leaves.js";
 import { aboutMoment, namesMoment } from "./date-grounding.js";
 import { figuresInText, withCopiedNameReplaced, withInventedNumberPlaced, withRepeatedValuesSeparated } from "./value-separation.js";
 
@@ -597,19 +598,13 @@ function withRunawayFiguresCut(call: ToolCall, tool: Tool, source: GroundingEvid
   const listed = new Set<string>();
   schemaValues(toolSpec(tool).parameters, listed);
   let cut = false;
-  const walk = (value: unknown): unknown => {
-    if (typeof value === "number") {
-      if (listed.has(String(value)) || numberGrounded(value, evidence)) return value;
-      const figure = runawayFigure(value, evidence.text);
-      if (figure === undefined) return value;
-      cut = true;
-      return figure;
-    }
-    if (Array.isArray(value)) return value.map(walk);
-    if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item)]));
-    return value;
-  };
-  const args = walk(call.arguments) as Record<string, unknown>;
+  const args = mapLeaves(call.arguments, (value) => {
+    if (typeof value !== "number" || listed.has(String(value)) || numberGrounded(value, evidence)) return value;
+    const figure = runawayFigure(value, evidence.text);
+    if (figure === undefined) return value;
+    cut = true;
+    return figure;
+  }) as Record<string, unknown>;
   if (!cut || !tool.input.safeParse(args).success) return call;
   return { ...call, arguments: args };
 }
@@ -650,21 +645,19 @@ function withCutFiguresJoined(call: ToolCall, tool: Tool, source: GroundingEvide
   if (!/\d,\d{3}/.test(text)) return call;
   const properties = (toolSpec(tool).parameters.properties ?? {}) as Record<string, { description?: unknown }>;
   let joined = false;
-  const walk = (value: unknown, inThousands: boolean): unknown => {
-    if (typeof value === "number") {
-      const figure = inThousands ? undefined : cutFigure(value, text);
-      if (figure === undefined) return value;
-      joined = true;
-      return figure;
-    }
-    if (Array.isArray(value)) return value.map((item) => walk(item, inThousands));
-    if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item, inThousands)]));
-    return value;
-  };
   const args = Object.fromEntries(
     Object.entries(call.arguments).map(([name, value]) => {
       const description = properties[name]?.description;
-      return [name, walk(value, typeof description === "string" && COUNTS_IN_THOUSANDS.test(`${name} ${description}`))];
+      if (typeof description === "string" && COUNTS_IN_THOUSANDS.test(`${name} ${description}`)) return [name, value];
+      return [
+        name,
+        mapLeaves(value, (leaf) => {
+          const figure = typeof leaf === "number" ? cutFigure(leaf, text) : undefined;
+          if (figure === undefined) return leaf;
+          joined = true;
+          return figure;
+        }),
+      ];
     }),
   );
   if (!joined || !tool.input.safeParse(args).success) return call;

@@ -7,6 +7,7 @@ import { toolSpec, type Risk, type Tool } from "../tools/tool.js";
 import type { ToolBox } from "../tools/toolbox.js";
 import { invalidArgumentsMessage, previewCallChecked, type CallEnvironment } from "./call-execution.js";
 import { groundCallArguments } from "./argument-grounding.js";
+import { mapLeaves } from "./argument-leaves.js";
 import { groundCallDates } from "./date-grounding.js";
 import { ECHOED_CALL_MESSAGE, echoesEarlierCall, REPEATED_CALL_MESSAGE, withToolFix, type RepeatedFailureGuard } from "./repeated-calls.js";
 import { provenanceOf, type CallPlan, type RunState } from "./run-state.js";
@@ -64,18 +65,13 @@ export function gateInputFor(
  */
 export function withSpacesTrimmed(call: ToolCall): ToolCall {
   let trimmed = false;
-  const walk = (value: unknown): unknown => {
-    if (typeof value === "string") {
-      const inner = value.trim();
-      if (inner === "" || inner === value) return value;
-      trimmed = true;
-      return inner;
-    }
-    if (Array.isArray(value)) return value.map(walk);
-    if (typeof value === "object" && value !== null) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, walk(item)]));
-    return value;
-  };
-  const args = walk(call.arguments) as Record<string, unknown>;
+  const args = mapLeaves(call.arguments, (value) => {
+    if (typeof value !== "string") return value;
+    const inner = value.trim();
+    if (inner === "" || inner === value) return value;
+    trimmed = true;
+    return inner;
+  }) as Record<string, unknown>;
   return trimmed ? { ...call, arguments: args } : call;
 }
 

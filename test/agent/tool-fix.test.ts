@@ -19,6 +19,23 @@ const failed = (args: Record<string, unknown>, retryWith?: Record<string, string
   step: 1,
 });
 
+/** A booking tool that finds only booking-2 and names it as the fix for any other id. */
+function bookingTool(opened: string[]) {
+  return defineTool({
+    name: "open_booking",
+    description: "Show one booking.",
+    input: z.object({ booking_id: z.string() }),
+    risk: "read",
+    run: ({ booking_id }) => {
+      if (booking_id !== "booking-2") {
+        throw new ToolError("booking_not_found", `No booking "${booking_id}". The one that matches is booking-2.`, { retryWith: { booking_id: "booking-2" } });
+      }
+      opened.push(booking_id);
+      return { id: booking_id, title: "Porto, 2 nights" };
+    },
+  });
+}
+
 describe("a call written again after its tool named the fix", () => {
   it("takes the fix only for the very call that failed with it, and only for arguments the call has", () => {
     const fix = { booking_id: "booking-2" };
@@ -40,19 +57,7 @@ describe("a call written again after its tool named the fix", () => {
     const profile = freshNotesProfile();
     try {
       const opened: string[] = [];
-      const openBooking = defineTool({
-        name: "open_booking",
-        description: "Show one booking.",
-        input: z.object({ booking_id: z.string() }),
-        risk: "read",
-        run: ({ booking_id }) => {
-          if (booking_id !== "booking-2") {
-            throw new ToolError("booking_not_found", `No booking "${booking_id}". The one that matches is booking-2.`, { retryWith: { booking_id: "booking-2" } });
-          }
-          opened.push(booking_id);
-          return { id: booking_id, title: "Porto, 2 nights" };
-        },
-      });
+      const openBooking = bookingTool(opened);
       const again = { toolCalls: [{ name: "open_booking", arguments: { booking_id: "porto" } }] };
       const model = new ScriptedModel([again, again, "Your Porto booking: 2 nights."]);
       const outcome = await new Agent({ model, profile, toolbox: new ToolBox([openBooking]) }).run("show my porto booking").outcome;
@@ -73,16 +78,7 @@ describe("a call written again after its tool named the fix", () => {
     expect(withSpacesTrimmed(tidy)).toBe(tidy);
     const profile = freshNotesProfile();
     try {
-      const openBooking = defineTool({
-        name: "open_booking",
-        description: "Show one booking.",
-        input: z.object({ booking_id: z.string() }),
-        risk: "read",
-        run: ({ booking_id }) => {
-          if (booking_id !== "booking-2") throw new ToolError("booking_not_found", `No booking "${booking_id}".`, { retryWith: { booking_id: "booking-2" } });
-          return { id: booking_id };
-        },
-      });
+      const openBooking = bookingTool([]);
       const again = { toolCalls: [{ name: "open_booking", arguments: { booking_id: " porto" } }] };
       const model = new ScriptedModel([again, again, "Your Porto booking."]);
       const outcome = await new Agent({ model, profile, toolbox: new ToolBox([openBooking]) }).run("show my porto booking").outcome;
@@ -90,7 +86,7 @@ describe("a call written again after its tool named the fix", () => {
         [{ booking_id: "porto" }, "error"],
         [{ booking_id: "booking-2" }, "ok"],
       ]);
-      expect(outcome.calls[0]?.error?.message).toBe('No booking "porto".');
+      expect(outcome.calls[0]?.error?.message).toBe('No booking "porto". The one that matches is booking-2.');
     } finally {
       profile.close();
     }
