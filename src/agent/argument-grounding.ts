@@ -338,9 +338,18 @@ function evidenceOf(source: GroundingEvidence): Evidence {
  * is grounded.
  */
 export function ungroundedArguments(args: Record<string, unknown>, parameters: JsonSchema, source: GroundingEvidence): UngroundedValue[] {
-  const evidence = evidenceOf(source);
+  return ungroundedIn(args, parameters, source, evidenceOf(source), listedValues(parameters));
+}
+
+/** The values a schema lists as acceptable on its own (see `schemaValues`), in lower case. */
+function listedValues(parameters: JsonSchema): Set<string> {
   const listed = new Set<string>();
   schemaValues(parameters, listed);
+  return listed;
+}
+
+/** `ungroundedArguments` with the evidence and the schema's own values already read. */
+function ungroundedIn(args: Record<string, unknown>, parameters: JsonSchema, source: GroundingEvidence, evidence: Evidence, listed: ReadonlySet<string>): UngroundedValue[] {
   const found: UngroundedValue[] = [];
   const properties = (parameters.properties ?? {}) as Record<string, { description?: unknown } | undefined>;
   let requestNamesMoment: boolean | undefined;
@@ -460,13 +469,13 @@ export function groundCallArguments(written: ToolCall, tool: Tool, source: Groun
   const separated = withCopiedNameReplaced(withRepeatedValuesSeparated(joined, parameters, source.userText, fits), parameters, source.userText, fits);
   const asWritten = withChoicesAsWritten(withCodesAsWritten(separated, parameters, source.userText, evidenceText(source), fits), parameters, source.userText, fits);
   const converted = withUnitsConverted(asWritten, parameters, source.userText, fits);
+  // Read once: the evidence and the schema's own values stay the same through every repair.
   const evidence = evidenceOf(source);
-  const listed = new Set<string>();
-  schemaValues(parameters, listed);
+  const listed = listedValues(parameters);
   const invented = (value: number): boolean => !listed.has(String(value)) && !numberGrounded(value, evidence);
-  const placed = withInventedNumberPlaced(withRunawayFiguresCut(converted, tool, source), parameters, source.userText, invented, fits);
+  const placed = withInventedNumberPlaced(withRunawayFiguresCut(converted, invented, evidence.text, fits), parameters, source.userText, invented, fits);
   const call = withoutRepeatedOptionalValues(placed, tool, source.userText);
-  const guessed = ungroundedArguments(call.arguments, parameters, source);
+  const guessed = ungroundedIn(call.arguments, parameters, source, evidence, listed);
   if (guessed.length === 0) return { kind: "grounded", call };
   const required = requiredNames(parameters);
   const topLevel = (path: string): string => /^[^.[]*/.exec(path)![0];
@@ -593,20 +602,16 @@ export function runawayFigure(value: number, evidenceText: string): number | und
  * numbers grounding would refuse are looked at, so a value the conversation
  * carries (a 5 with "× 1000", "5 million") is never touched.
  */
-function withRunawayFiguresCut(call: ToolCall, tool: Tool, source: GroundingEvidence): ToolCall {
-  const evidence = evidenceOf(source);
-  const listed = new Set<string>();
-  schemaValues(toolSpec(tool).parameters, listed);
+function withRunawayFiguresCut(call: ToolCall, invented: (value: number) => boolean, evidenceText: string, fits: (args: Record<string, unknown>) => boolean): ToolCall {
   let cut = false;
   const args = mapLeaves(call.arguments, (value) => {
-    if (typeof value !== "number" || listed.has(String(value)) || numberGrounded(value, evidence)) return value;
-    const figure = runawayFigure(value, evidence.text);
+    if (typeof value !== "number" || !invented(value)) return value;
+    const figure = runawayFigure(value, evidenceText);
     if (figure === undefined) return value;
     cut = true;
     return figure;
   }) as Record<string, unknown>;
-  if (!cut || !tool.input.safeParse(args).success) return call;
-  return { ...call, arguments: args };
+  return cut && fits(args) ? { ...call, arguments: args } : call;
 }
 
 /** A parameter whose description says it counts in thousands ("salary in thousands", "in k"): its 320 for "320,000" is meant. */

@@ -17,13 +17,10 @@
  * the call as it is, and so does a result the tool's schema refuses.
  */
 import type { JsonSchema, ToolCall } from "../model/types.js";
+import { escapeRegExp } from "../policy/provenance.js";
 
 /** Choices that read as ordinary words in almost any request. */
 const EMPTY_CHOICES = new Set(["any", "all", "none", "other", "default", "both", "auto", "yes", "no", "true", "false", "null"]);
-
-function escaped(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
 
 /** Whether `text` (lower case) names `choice` as a whole word or phrase, separators read as spaces, a plural allowed. */
 export function namesChoice(text: string, choice: string): boolean {
@@ -32,7 +29,7 @@ export function namesChoice(text: string, choice: string): boolean {
     .split(/[\s_-]+/)
     .filter((word) => word !== "");
   if (words.length === 0) return false;
-  const pattern = new RegExp(String.raw`(?<![\p{L}\p{N}])${words.map(escaped).join(String.raw`[\s_-]+`)}(?:e?s)?(?![\p{L}\p{N}])`, "u");
+  const pattern = new RegExp(String.raw`(?<![\p{L}\p{N}])${words.map(escapeRegExp).join(String.raw`[\s_-]+`)}(?:e?s)?(?![\p{L}\p{N}])`, "u");
   return pattern.test(text);
 }
 

@@ -105,13 +105,18 @@ export function unitMentions(text: string): UnitMention[] {
 /** Singular words a name uses for a place on the clock or calendar (`start_hour`, `day`), not a duration. */
 const CLOCK_WORDS = new Set(["second", "minute", "hour", "day", "week"]);
 
-/** The unit a number parameter counts in: the last unit its name ends in (`weight_kg`, `durationMinutes`), or one its description gives ("in minutes", "(kg)"); none for a rate. */
-export function parameterUnit(name: string, description: string | undefined): Unit | undefined {
-  const words = name
+/** The words of a parameter's name, in lower case: `durationMinutes` and `duration_minutes` are "duration", "minutes". */
+export function parameterNameWords(name: string): string[] {
+  return name
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter((word) => word !== "");
+}
+
+/** The unit a number parameter counts in: the last unit its name ends in (`weight_kg`, `durationMinutes`), or one its description gives ("in minutes", "(kg)"); none for a rate. */
+export function parameterUnit(name: string, description: string | undefined): Unit | undefined {
+  const words = parameterNameWords(name);
   const described = (description ?? "").toLowerCase();
   if (words.includes("per") || /\bper\b|\/\s*[a-z]/.test(described)) return undefined;
   const last = words.at(-1);

@@ -20,13 +20,14 @@
  * the call as it is, and so does a result the tool's schema refuses.
  */
 import type { JsonSchema, ToolCall } from "../model/types.js";
-import { parameterUnit, unitNamed, WRITTEN_FIGURE, type Unit } from "./unit-conversion.js";
+import { parameterNameWords, parameterUnit, unitNamed, WRITTEN_FIGURE, type Unit } from "./unit-conversion.js";
 
-/** A value the request writes, where it first writes it, and the unit written right after it (if any). */
+/** A value the request writes, where it first writes it (from `index` up to `end`), and the unit written right after it (if any). */
 export interface Written {
   key: string;
   value: number | string;
   index: number;
+  end: number;
   unit: Unit | undefined;
 }
 
@@ -53,8 +54,9 @@ export function figuresInText(text: string): { figures: Written[]; counts: Map<s
     const key = String(value);
     counts.set(key, (counts.get(key) ?? 0) + 1);
     if (counts.get(key) === 1) {
-      const after = UNIT_AFTER.exec(text.slice(match.index + match[0].length));
-      figures.push({ key, value, index: match.index, unit: after === null ? undefined : unitNamed(after[1]!) });
+      const end = match.index + match[0].length;
+      const after = UNIT_AFTER.exec(text.slice(end));
+      figures.push({ key, value, index: match.index, end, unit: after === null ? undefined : unitNamed(after[1]!) });
     }
   }
   return { figures, counts };
@@ -68,7 +70,7 @@ export function codesInText(text: string): { codes: Written[]; counts: Map<strin
     if (!/\d/.test(match[0])) continue;
     const key = match[0].toLowerCase();
     counts.set(key, (counts.get(key) ?? 0) + 1);
-    if (counts.get(key) === 1) codes.push({ key, value: match[0], index: match.index, unit: undefined });
+    if (counts.get(key) === 1) codes.push({ key, value: match[0], index: match.index, end: match.index + match[0].length, unit: undefined });
   }
   return { codes, counts };
 }
@@ -186,11 +188,7 @@ export function withRepeatedValuesSeparated(call: ToolCall, parameters: JsonSche
 
 /** A figure that is part of a clock time or a written date ("7:30", "12/05"): not a quantity of its own. */
 function onClockOrCalendar(text: string, figure: Written): boolean {
-  const written = String(figure.value);
-  const at = text.indexOf(written, figure.index);
-  const before = text[figure.index - 1];
-  const after = at === -1 ? undefined : text[at + written.length];
-  return before === ":" || before === "/" || after === ":" || after === "/";
+  return [text[figure.index - 1], text[figure.end]].some((next) => next === ":" || next === "/");
 }
 
 /**
@@ -231,14 +229,12 @@ export function withInventedNumberPlaced(
   return fits(args) ? { ...call, arguments: args } : call;
 }
 
-/** The last word of a parameter's name (`department` of `department`, `depot` of `start_depot`), when it is a noun a request can write after a name. */
+/** The last word of a parameter's name, letters only (`department` of `department`, `depot` of `start_depot`), when it is a noun a request can write after a name. */
 function nameNoun(name: string): string | undefined {
-  const words = name
-    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
-    .toLowerCase()
-    .split(/[^a-z]+/)
-    .filter((word) => word !== "");
-  const last = words.at(-1);
+  const last = parameterNameWords(name)
+    .flatMap((word) => word.split(/\d+/))
+    .filter((word) => word !== "")
+    .at(-1);
   return last !== undefined && last.length >= 4 && !["name", "type", "kind", "text", "value", "title"].includes(last) ? last : undefined;
 }
 
