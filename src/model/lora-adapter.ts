@@ -12,7 +12,10 @@ export interface AdapterMetadata {
   /** Base model file name and sha256 (lower-case hex) it was trained on. */
   base: { name: string; fileName: string; sha256: string };
   rank: number;
+  /** Steps of this run only. */
   steps: number;
+  /** The adapter this run continued (`tune train --from`), with its own steps. */
+  from?: { name: string; sha256: string; steps: number };
   seed: number;
   data: { path: string; examples: number; sha256: string };
   createdAt: string;

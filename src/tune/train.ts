@@ -4,7 +4,9 @@ import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } 
 import { basename, dirname, join, resolve } from "node:path";
 import { botpsyHome } from "../config.js";
 import { ensureModelFile } from "../model/resolve.js";
-import { adapterMetadataPath, sha256OfFile, type AdapterMetadata } from "../model/lora-adapter.js";
+import type { CatalogEntry } from "../model/catalog.js";
+import { adapterMetadataPath, adapterName, sha256OfFile, verifyAdapterBase, type AdapterMetadata } from "../model/lora-adapter.js";
+import { shippedAdapterPath } from "../model/shipped-adapter.js";
 import type { TrainingExample } from "./data.js";
 import { ensureTrainingEnvironment, trainingScriptPath, tuneDirectory } from "./environment.js";
 import { TrainingDataError, TrainingFailedError } from "./errors.js";
@@ -36,6 +38,12 @@ export interface TrainOptions {
   device?: TrainingDevice;
   /** Also write a merged q8_0 GGUF beside the adapter. */
   merged?: boolean;
+  /**
+   * Start from this adapter instead of a fresh one: a GGUF adapter file made
+   * for the same base, or "shipped" for the base's shipped adapter. Its rank
+   * and alpha are kept.
+   */
+  from?: string;
   home?: string;
   /** The command line, recorded in the adapter's metadata. */
   command?: string;
@@ -80,6 +88,8 @@ export interface TrainingSummary {
   seconds_this_run: number;
   /** Where it trained: "cpu" or "cuda". */
   device?: string;
+  /** The LoRA rank trained (the starting adapter's, with --from). */
+  rank?: number;
 }
 
 /** Reads the training file, checking each line is an example rendered for this base model. */
@@ -139,6 +149,30 @@ export function writeAdapterCard(adapterDirectory: string, adapterName: string, 
   writeFileSync(join(adapterDirectory, "README.md"), card.join("\n"));
 }
 
+/**
+ * The adapter a run continues (`--from`): a file made for this base (its
+ * record says so; any other is refused as it would be at load time), or
+ * "shipped", the catalog base's own.
+ */
+async function startingAdapter(
+  from: string,
+  entry: CatalogEntry | undefined,
+  basePath: string,
+  baseSha256: string,
+): Promise<{ path: string; sha256: string; metadata: AdapterMetadata }> {
+  let path: string;
+  if (from.trim().toLowerCase() === "shipped") {
+    const shipped = entry !== undefined ? await shippedAdapterPath(entry) : undefined;
+    if (shipped === undefined) throw new TrainingDataError(`--from shipped: ${entry?.id ?? basename(basePath)} has no shipped adapter; give the path of a GGUF adapter made for it, or leave --from out to start afresh.`);
+    path = shipped;
+  } else {
+    path = resolve(from);
+    if (!path.endsWith(".gguf")) throw new TrainingDataError(`--from ${from}: give a .gguf LoRA adapter made by \`botpsy tune train\` (see \`botpsy models list\`), or "shipped".`);
+  }
+  const metadata = await verifyAdapterBase(path, basePath, baseSha256);
+  return { path, sha256: await sha256OfFile(path), metadata };
+}
+
 function runPython(python: string, args: readonly string[], signal?: AbortSignal): Promise<number> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(python, args, { stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, PYTHONUNBUFFERED: "1" } });
@@ -170,6 +204,10 @@ export async function trainAdapter(options: TrainOptions, signal?: AbortSignal):
   const baseName = resolved.kind === "catalog" ? resolved.entry!.id : basename(basePath).replace(/\.gguf$/i, "");
   const adapterPath = resolve(options.out ?? join(adaptersDirectory(home), `${baseName}-lora.gguf`));
   if (!adapterPath.endsWith(".gguf")) throw new TrainingDataError(`The adapter path ${adapterPath} must end in .gguf.`);
+  const start = options.from !== undefined ? await startingAdapter(options.from, resolved.entry, basePath, baseSha256) : undefined;
+  if (start !== undefined && resolve(start.path) === adapterPath) {
+    throw new TrainingDataError(`--from and --out are the same file (${adapterPath}): write the continued adapter to a new --out; the one it starts from is read while training and kept.`);
+  }
   const workDirectory = `${adapterPath.slice(0, -".gguf".length)}.work`;
   mkdirSync(workDirectory, { recursive: true });
 
@@ -199,6 +237,7 @@ export async function trainAdapter(options: TrainOptions, signal?: AbortSignal):
     ...(options.learningRate !== undefined ? ["--learning-rate", String(options.learningRate)] : []),
     ...(options.device !== undefined ? ["--device", options.device] : []),
     ...(options.merged === true ? ["--merge-dir", mergedDirectory] : []),
+    ...(start !== undefined ? ["--init-adapter", start.path] : []),
   ];
   const code = await runPython(environment.python, args, signal);
   const summaryPath = join(workDirectory, "training.json");
@@ -225,8 +264,9 @@ export async function trainAdapter(options: TrainOptions, signal?: AbortSignal):
   const metadata: AdapterMetadata = {
     kind: "botpsy-lora-adapter",
     base: { name: baseName, fileName: basename(basePath), sha256: baseSha256 },
-    rank: 16,
+    rank: summary.rank ?? 16,
     steps: summary.steps,
+    ...(start !== undefined ? { from: { name: adapterName(start.path), sha256: start.sha256, steps: start.metadata.steps } } : {}),
     seed,
     data: { path: dataPath, examples: examples.length, sha256: createHash("sha256").update(readFileSync(dataPath)).digest("hex") },
     createdAt: new Date().toISOString(),

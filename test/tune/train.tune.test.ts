@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { readGgufFileInfo } from "node-llama-cpp";
 import { describe, expect, it } from "vitest";
@@ -97,5 +97,35 @@ describe("botpsy tune train (real training)", () => {
     const before = await firstCall(undefined);
     const after = await firstCall(adapter);
     expect(after).not.toBe(before);
+  });
+
+  it("continues from an adapter (--from): the run starts where the first one ended, and says so in its record", async () => {
+    expect(existsSync(adapter), "the test above writes the adapter this one continues").toBe(true);
+    const first = JSON.parse(readFileSync(join(adapter.replace(/\.gguf$/, ".work"), "training.json"), "utf8")) as TrainingSummary;
+    const more = join(home, "adapters", "tune-test-more.gguf");
+    const continued = await botpsy(["tune", "train", "--base", modelPath, "--data", data, "--steps", "2", "--threads", "1", "--learning-rate", "0.001", "--device", "cpu", "--from", adapter, "--out", more]);
+    expect(continued.code, continued.output).toBe(0);
+    expect(continued.output).toContain("started from tune-test.gguf: 210 LoRA modules, rank 16, alpha 32");
+    const summary = JSON.parse(readFileSync(join(more.replace(/\.gguf$/, ".work"), "training.json"), "utf8")) as TrainingSummary;
+    // The same sequences measured with the weights read back from the GGUF (f16) as the first run measured them in float: equal to rounding.
+    expect(summary.fit_loss_before!).toBeCloseTo(first.fit_loss_after!, 2);
+    expect(summary.held_out_before.loss!).toBeCloseTo(first.held_out_after!.loss!, 2);
+    const record = readAdapterMetadata(more);
+    expect(record.from).toEqual({ name: "tune-test", sha256: await sha256OfFile(adapter), steps: 6 });
+    expect(record.steps).toBe(2);
+
+    const same = await botpsy(["tune", "train", "--base", modelPath, "--data", data, "--steps", "1", "--device", "cpu", "--from", more, "--out", more]);
+    expect(same.code).not.toBe(0);
+    expect(same.output).toContain("--from and --out are the same file");
+  });
+
+  it("refuses to continue an adapter made for another base", async () => {
+    const foreign = join(home, "adapters", "foreign.gguf");
+    writeFileSync(foreign, readFileSync(adapter));
+    writeFileSync(`${foreign}.json`, JSON.stringify({ ...readAdapterMetadata(adapter), base: { name: "other", fileName: "other.gguf", sha256: "0".repeat(64) } }));
+    const refused = await botpsy(["tune", "train", "--base", modelPath, "--data", data, "--steps", "1", "--device", "cpu", "--from", foreign, "--out", join(home, "adapters", "never.gguf")]);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain("was trained on base model other (other.gguf)");
+    expect(existsSync(join(home, "adapters", "never.gguf"))).toBe(false);
   });
 });

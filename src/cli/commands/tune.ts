@@ -113,6 +113,7 @@ export function registerTuneCommand(program: Command): void {
     .option("--learning-rate <rate>", "AdamW learning rate", "0.0002")
     .option("--device <device>", "cpu, cuda, or auto (the GPU when torch sees one)", "auto")
     .option("--merged", "also write a merged q8_0 GGUF of the tuned model")
+    .option("--from <adapter>", "continue from a GGUF adapter made for this base (or \"shipped\": the base's shipped adapter) instead of a fresh one")
     .option("--json", "print the result as JSON")
     .action(
       async (options: {
@@ -127,6 +128,7 @@ export function registerTuneCommand(program: Command): void {
         learningRate: string;
         device: string;
         merged?: boolean;
+        from?: string;
         json?: boolean;
       }) => {
         if (options.steps !== undefined && options.epochs !== undefined) throw new InvalidInputError("Give --steps or --epochs, not both.");
@@ -156,6 +158,7 @@ export function registerTuneCommand(program: Command): void {
               seed,
               device,
               merged: options.merged === true,
+              ...(options.from !== undefined ? { from: options.from } : {}),
               command: `botpsy ${process.argv.slice(2).join(" ")}`,
             },
             controller.signal,

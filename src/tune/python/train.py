@@ -40,6 +40,7 @@ def parse_arguments():
     parser.add_argument("--checkpoint-every", type=int, default=5)
     parser.add_argument("--merge-dir", default="", help="also write the merged float model here")
     parser.add_argument("--device", default="auto", help="cpu, cuda, or auto (cuda when torch sees a GPU)")
+    parser.add_argument("--init-adapter", default="", help="a GGUF LoRA adapter (llama.cpp's format) to start from instead of a fresh one; its rank and alpha are kept")
     parser.add_argument("--save-each-epoch", action="store_true", help="also keep the adapter as it is at the end of each epoch (adapter-hf-epoch-N)")
     return parser.parse_args()
 
@@ -112,6 +113,71 @@ def choose_device(torch, wanted):
     return wanted
 
 
+def gguf_field(reader, key):
+    field = reader.fields.get(key)
+    return None if field is None else field.contents()
+
+
+def unpermute_rows(weights, heads):
+    """Undoes llama.cpp's converter's reordering of q/k rows for its rotary layout (LlamaModel.permute) on a LoRA B matrix."""
+    rows = weights.shape[0]
+    return weights.reshape(heads, rows // heads // 2, 2, *weights.shape[1:]).swapaxes(1, 2).reshape(weights.shape)
+
+
+def read_gguf_adapter(path, torch):
+    """A GGUF LoRA adapter as peft weights: {hf module name: (A, B)}, with its rank and alpha.
+
+    Names go through gguf-py's own map between Hugging Face and GGUF tensor names;
+    for the llama architecture the converter reorders q/k rows, which is undone here.
+    """
+    import gguf
+
+    reader = gguf.GGUFReader(path)
+    if gguf_field(reader, "general.type") != "adapter" or gguf_field(reader, "adapter.type") != "lora":
+        raise SystemExit(f"--init-adapter {path}: not a LoRA adapter GGUF (general.type/adapter.type)")
+    architecture = gguf_field(reader, "general.architecture")
+    alpha = gguf_field(reader, "adapter.lora.alpha")
+    by_name = {v: k for k, v in gguf.MODEL_ARCH_NAMES.items()}
+    if architecture not in by_name or alpha is None:
+        raise SystemExit(f"--init-adapter {path}: architecture {architecture!r} or alpha missing or unknown")
+    tensors = {tensor.name: torch.tensor(tensor.data.astype("float32")) for tensor in reader.tensors}
+    return {"architecture": architecture, "arch": by_name[architecture], "alpha": float(alpha), "tensors": tensors}
+
+
+def load_gguf_adapter_into(model, adapter, model_config, torch):
+    """Copies the adapter's A and B into the peft model's LoRA weights; every tensor of the file must find its place and every LoRA module must be filled."""
+    import gguf
+
+    name_map = gguf.get_tensor_name_map(adapter["arch"], model_config.num_hidden_layers)
+    unused = set(adapter["tensors"])
+    filled, missing = 0, []
+    for name, module in model.named_modules():
+        if not hasattr(module, "lora_A") or "default" not in getattr(module, "lora_A", {}):
+            continue
+        hf_name = name.split("base_model.model.", 1)[-1]
+        gguf_name = name_map.get_name(hf_name + ".weight", try_suffixes=(".weight",))
+        a_name, b_name = f"{gguf_name}.lora_a", f"{gguf_name}.lora_b"
+        if gguf_name is None or a_name not in adapter["tensors"] or b_name not in adapter["tensors"]:
+            missing.append(hf_name)
+            continue
+        a, b = adapter["tensors"][a_name], adapter["tensors"][b_name]
+        if adapter["architecture"] == "llama" and hf_name.endswith(("q_proj", "k_proj")):
+            heads = model_config.num_attention_heads if hf_name.endswith("q_proj") else model_config.num_key_value_heads
+            b = unpermute_rows(b, heads)
+        target_a, target_b = module.lora_A["default"].weight, module.lora_B["default"].weight
+        if tuple(a.shape) != tuple(target_a.shape) or tuple(b.shape) != tuple(target_b.shape):
+            raise SystemExit(f"--init-adapter: {a_name} has shape {tuple(a.shape)}/{tuple(b.shape)} where this base's {hf_name} takes {tuple(target_a.shape)}/{tuple(target_b.shape)}")
+        with torch.no_grad():
+            target_a.copy_(a)
+            target_b.copy_(b)
+        unused.discard(a_name)
+        unused.discard(b_name)
+        filled += 1
+    if missing or unused:
+        raise SystemExit(f"--init-adapter: the adapter does not fit this base ({len(missing)} LoRA modules without weights, e.g. {missing[:2]}; {len(unused)} tensors without a module, e.g. {sorted(unused)[:2]})")
+    return filled
+
+
 def sequence_loss(model, torch, sequence):
     tokens = torch.tensor([sequence["tokens"]], dtype=torch.long, device=model.device)
     labels = tokens.clone()
@@ -159,6 +225,14 @@ def save_checkpoint(model, optimizer, torch, directory, state):
     write_whole(directory, write)
 
 
+def file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
 def format_duration(seconds):
     seconds = int(max(0, seconds))
     return f"{seconds // 3600}:{(seconds % 3600) // 60:02d}:{seconds % 60:02d}"
@@ -189,9 +263,16 @@ def main():
     device = choose_device(torch, arguments.device)
     base = load_float_model(arguments, torch, transformers).to(device)
     log(f"training on {device}" + (f" ({torch.cuda.get_device_name(0)})" if device == "cuda" else ""))
+    initial = read_gguf_adapter(arguments.init_adapter, torch) if arguments.init_adapter else None
+    rank, alpha = arguments.rank, 2 * arguments.rank
+    if initial is not None:
+        ranks = {tuple(t.shape)[0] for n, t in initial["tensors"].items() if n.endswith(".lora_a")}
+        if len(ranks) != 1:
+            raise SystemExit(f"--init-adapter: its LoRA matrices have several ranks ({sorted(ranks)}); botpsy trains one rank on every projection")
+        rank, alpha = ranks.pop(), initial["alpha"]
     config = peft.LoraConfig(
-        r=arguments.rank,
-        lora_alpha=2 * arguments.rank,
+        r=rank,
+        lora_alpha=alpha,
         lora_dropout=0.0,
         target_modules=["q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"],
         task_type="CAUSAL_LM",
@@ -201,7 +282,8 @@ def main():
     plan = hashlib.sha256(json.dumps({
         "training": [[s["example"], len(s["tokens"])] for s in training],
         "held_out": [s["example"] for s in held_out],
-        "seed": arguments.seed, "rank": arguments.rank, "learning_rate": arguments.learning_rate,
+        "seed": arguments.seed, "rank": rank, "learning_rate": arguments.learning_rate,
+        **({"init_adapter": file_sha256(arguments.init_adapter)} if arguments.init_adapter else {}),
     }).encode()).hexdigest()
     resume_state = None
     if os.path.exists(os.path.join(checkpoint_dir, "state.json")):
@@ -214,6 +296,9 @@ def main():
         model = peft.PeftModel.from_pretrained(base, checkpoint_dir, is_trainable=True).to(device)
     else:
         model = peft.get_peft_model(base, config)
+        if initial is not None:
+            filled = load_gguf_adapter_into(model, initial, base.config, torch)
+            log(f"started from {os.path.basename(arguments.init_adapter)}: {filled} LoRA modules, rank {rank}, alpha {alpha:g}")
     model.train()
     optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=arguments.learning_rate, weight_decay=0.0)
 
@@ -282,7 +367,7 @@ def main():
 
     summary = {"steps": step, "total_steps": total_steps, "stopped_for_time": stopped_for_time, "history": history,
                "held_out_before": before, "fit_loss_before": fit_before, "training_sequences": len(training), "held_out_sequences": len(held_out),
-               "seconds_this_run": time.time() - started, "device": device}
+               "seconds_this_run": time.time() - started, "device": device, "rank": rank}
     if not stopped_for_time:
         summary["held_out_after"] = held_out_metrics(model, torch, held_out)
         summary["fit_loss_after"] = fit_loss(model, torch, training)
