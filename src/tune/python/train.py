@@ -125,10 +125,9 @@ def unpermute_rows(weights, heads):
 
 
 def read_gguf_adapter(path, torch):
-    """A GGUF LoRA adapter as peft weights: {hf module name: (A, B)}, with its rank and alpha.
+    """A GGUF LoRA adapter as read: its architecture, its alpha and its tensors by GGUF name (`blk.0.attn_q.weight.lora_a`), in float32.
 
-    Names go through gguf-py's own map between Hugging Face and GGUF tensor names;
-    for the llama architecture the converter reorders q/k rows, which is undone here.
+    `load_gguf_adapter_into` places them in the peft modules.
     """
     import gguf
 
@@ -145,14 +144,18 @@ def read_gguf_adapter(path, torch):
 
 
 def load_gguf_adapter_into(model, adapter, model_config, torch):
-    """Copies the adapter's A and B into the peft model's LoRA weights; every tensor of the file must find its place and every LoRA module must be filled."""
+    """Copies the adapter's A and B into the peft model's LoRA weights; every tensor of the file must find its place and every LoRA module must be filled.
+
+    Names go through gguf-py's own map between Hugging Face and GGUF tensor names;
+    for the llama architecture the converter reorders q/k rows, which is undone here.
+    """
     import gguf
 
     name_map = gguf.get_tensor_name_map(adapter["arch"], model_config.num_hidden_layers)
     unused = set(adapter["tensors"])
     filled, missing = 0, []
     for name, module in model.named_modules():
-        if not hasattr(module, "lora_A") or "default" not in getattr(module, "lora_A", {}):
+        if not hasattr(module, "lora_A") or "default" not in module.lora_A:
             continue
         hf_name = name.split("base_model.model.", 1)[-1]
         gguf_name = name_map.get_name(hf_name + ".weight", try_suffixes=(".weight",))
