@@ -5,6 +5,7 @@ import type { Tool } from "../tools/tool.js";
 import type { SeededRandom } from "./random.js";
 import { ABSTENTION_RECIPES } from "./abstention-recipes.js";
 import { APP_CALL_RECIPES, COMPLETION_RECIPES } from "./app-call-recipes.js";
+import { composedRecipes } from "./composed-recipes.js";
 import { DEAD_END_RECIPES } from "./dead-end-recipes.js";
 import { OWN_FORM_RECIPES } from "./own-form-recipes.js";
 import { OWN_TOOL_RECIPES } from "./own-tool-recipes.js";
@@ -403,17 +404,24 @@ const V3_IN_V4: readonly Recipe[] = RECIPES.map((recipe) =>
  * (app-call-recipes.ts). v5 is v4 plus the user's own tools whose
  * descriptions say what form a value takes (a rate as a decimal, a date in
  * DD/MM/YYYY, a unit code, an optional unit only when asked for:
- * own-form-recipes.ts).
+ * own-form-recipes.ts). v7 is v5 plus tools composed from parts
+ * (composed-recipes.ts): many more tools, named and shaped in many ways, with
+ * choices named by paraphrase, lists, names copied whole and optional values
+ * given or left out, and requests for what none of the offered tools does;
+ * drawn so that they make about two fifths of a round.
  */
 const V4: readonly Recipe[] = [...V3_IN_V4, ...APP_CALL_RECIPES, ...COMPLETION_RECIPES];
 
 const V5: readonly Recipe[] = [...V4, ...OWN_FORM_RECIPES];
+
+const V7: readonly Recipe[] = [...V5, ...composedRecipes({ call: 60, unserved: 30 })];
 
 export const RECIPE_SETS = {
   v3: RECIPES,
   v4: V4,
   v5: V5,
   v6: V5,
+  v7: V7,
 } as const satisfies Record<string, readonly Recipe[]>;
 
 export type RecipeSetName = keyof typeof RECIPE_SETS;
@@ -432,6 +440,7 @@ export const RECIPE_SET_FORCED_TURNS: Record<RecipeSetName, ForcedTurnTraining> 
   v4: "prefix-in-context",
   v5: "prefix-in-context",
   v6: "trained",
+  v7: "prefix-in-context",
 };
 
 /**
@@ -456,5 +465,5 @@ export function isRecipeSetName(name: string): name is RecipeSetName {
 
 /** A recipe of any set, by id (v3's as v3 draws it). */
 export function findRecipe(id: string): Recipe | undefined {
-  return RECIPES.find((recipe) => recipe.id === id) ?? RECIPE_SETS.v5.find((recipe) => recipe.id === id);
+  return RECIPES.find((recipe) => recipe.id === id) ?? RECIPE_SETS.v7.find((recipe) => recipe.id === id);
 }

@@ -89,16 +89,23 @@ describe("recipe sets", () => {
     expect(RECIPE_SETS.v4.slice(RECIPES.length).map((recipe) => recipe.id)).toEqual([...APP_CALL_RECIPES, ...COMPLETION_RECIPES].map((recipe) => recipe.id));
     const ids = RECIPE_SETS.v4.map((recipe) => recipe.id);
     expect(new Set(ids).size).toBe(ids.length);
-    expect(RECIPE_SET_NAMES).toEqual(["v3", "v4", "v5", "v6"]);
+    expect(RECIPE_SET_NAMES).toEqual(["v3", "v4", "v5", "v6", "v7"]);
     expect(isRecipeSetName("v4")).toBe(true);
     expect(isRecipeSetName("v5")).toBe(true);
     expect(isRecipeSetName("v6")).toBe(true);
-    expect(isRecipeSetName("v7")).toBe(false);
+    expect(isRecipeSetName("v7")).toBe(true);
+    expect(isRecipeSetName("v8")).toBe(false);
     // v5 is v4 and the own-form recipes after it, so v4's draws come first, unchanged.
     expect(RECIPE_SETS.v5.slice(0, RECIPE_SETS.v4.length)).toEqual(RECIPE_SETS.v4);
     // v6 draws v5's recipes and differs only in how it trains the router's forced turns.
     expect(RECIPE_SETS.v6).toBe(RECIPE_SETS.v5);
-    expect(RECIPE_SET_NAMES.map((name) => RECIPE_SET_FORCED_TURNS[name])).toEqual(["prefix-in-context", "prefix-in-context", "prefix-in-context", "trained"]);
+    expect(RECIPE_SET_NAMES.map((name) => RECIPE_SET_FORCED_TURNS[name])).toEqual(["prefix-in-context", "prefix-in-context", "prefix-in-context", "trained", "prefix-in-context"]);
+    // v7 is v5 and the composed tools' recipes after it, drawn as about two fifths of a round.
+    expect(RECIPE_SETS.v7.slice(0, RECIPE_SETS.v5.length)).toEqual(RECIPE_SETS.v5);
+    const v7Round = drawsPerRound(RECIPE_SETS.v7);
+    const composedShare = v7Round.filter((recipe) => recipe.id.startsWith("composed-")).length / v7Round.length;
+    expect(composedShare).toBeGreaterThan(0.35);
+    expect(composedShare).toBeLessThan(0.45);
     expect(isRecipeSetName("toString")).toBe(false);
   });
 

@@ -41,7 +41,7 @@ export function registerTuneCommand(program: Command): void {
     .option("--count <n>", "examples to build", "200")
     .option("--seed <n>", "seed of the drawing", "1")
     .option("--base <model>", "model whose chat format and tokenizer render the prompts", SMOLLM2_ID)
-    .option("--recipes <set>", `recipe set to draw from: ${RECIPE_SET_NAMES.join(" or ")} (v4 adds single calls of more app tools and recoveries that finish the task; v5 adds the user's own tools whose descriptions say what form a value takes; v6 is v5 with the router's forced first turns trained, the call or the answer in words)`, "v3")
+    .option("--recipes <set>", `recipe set to draw from: ${RECIPE_SET_NAMES.join(" or ")} (v4 adds single calls of more app tools and recoveries that finish the task; v5 adds the user's own tools whose descriptions say what form a value takes; v6 is v5 with the router's forced first turns trained, the call or the answer in words; v7 is v5 plus tools composed from parts, with choices named by paraphrase, lists, whole names and optional values, and requests none of the offered tools serves)`, "v3")
     .option("--json", "print the report as JSON")
     .action(async (options: { out?: string; count: string; seed: string; base: string; recipes: string; json?: boolean }) => {
       const recipeSet = recipeSetOption(options.recipes);
