@@ -20,7 +20,7 @@ export const DOMAINS_A: readonly Domain[] = [
     leads: ["find me a hotel", "look for a hotel room", "I need somewhere to stay", "search hotels"],
     slots: [
       textSlot(["city", "location", "destination"], "Town to stay in", true, TOWNS, [as("in"), as("in the centre of"), (town) => `when I'm in ${town}`]),
-      numberSlot(["nights", "num_nights", "numNights"], "Number of nights", true, { low: 1, high: 9 }, [(n) => `for ${n} night${n === 1 ? "" : "s"}`, (n) => `staying ${n} night${n === 1 ? "" : "s"}`]),
+      numberSlot(["nights", "num_nights", "numNights"], "How many nights to stay", true, { low: 1, high: 9 }, [(n) => `for ${n} night${n === 1 ? "" : "s"}`, (n) => `staying ${n} night${n === 1 ? "" : "s"}`]),
       numberSlot(["max_price", "maxPricePerNight", "budget"], "Highest price a night, in euros", false, { low: 60, high: 300, step: 10 }, [(n) => `under ${n} euros a night`, (n) => `no more than €${n} per night`, (n) => `with a budget of ${n} euros a night`]),
       choiceSlot(["room_type", "roomType"], "Kind of room", false, {
         single: ["just for me on my own", "a single room", "one bed for one person"],
