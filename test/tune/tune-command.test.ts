@@ -23,7 +23,7 @@ describe("botpsy tune data --recipes", () => {
   it("refuses an unknown set before it loads a model, naming the sets there are", async () => {
     const refusal = botpsyTune(["data", "--recipes", "v9", "--count", "1"]);
     await expect(refusal).rejects.toBeInstanceOf(InvalidInputError);
-    await expect(refusal).rejects.toMatchObject({ code: "invalid_option", message: "--recipes v9 is not a recipe set: choose one of v3, v4, v5, v6." });
+    await expect(refusal).rejects.toMatchObject({ code: "invalid_option", message: "--recipes v9 is not a recipe set: choose one of v3, v4, v5, v6, v7." });
   });
 });
 
