@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Tool } from "../tools/tool.js";
 import type { SeededRandom } from "./random.js";
 import { readTool } from "./own-tool-recipes.js";
+import { capitalise } from "./replies.js";
 
 /**
  * Tools composed from parts: a domain (what the tool is for, the ways a
@@ -79,23 +80,19 @@ export function composeRequest(composed: ComposedTool, random: SeededRandom): { 
   const question = /^(how|what|where|which|who|when|any)\b/i.test(lead);
   const statement = /^(i|i'm|i'd|my|we)\b/i.test(lead);
   const frames: ReadonlyArray<(text: string) => string> = question
-    ? [(text) => `${capital(text)}?`, (text) => text]
+    ? [(text) => `${capitalise(text)}?`, (text) => text]
     : statement
-      ? [(text) => `${capital(text)}.`, (text) => text]
+      ? [(text) => `${capitalise(text)}.`, (text) => text]
       : [
-          (text) => `${capital(text)}.`,
+          (text) => `${capitalise(text)}.`,
           (text) => text,
           (text) => `Can you ${text}?`,
           (text) => `Please ${text}`,
           (text) => `I'd like you to ${text}.`,
-          (text) => `${capital(text)} please`,
+          (text) => `${capitalise(text)} please`,
         ];
   const framed = random.pick(frames)(body);
   return { request: framed, args };
-}
-
-function capital(text: string): string {
-  return text.length === 0 ? text : `${text[0]!.toUpperCase()}${text.slice(1)}`;
 }
 
 /** "a", "a and b", "a, b and c". */
