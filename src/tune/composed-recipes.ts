@@ -3,7 +3,7 @@ import type { Recipe } from "./recipes.js";
 import { DOMAINS_A } from "./composed-domains-a.js";
 import { DOMAINS_B } from "./composed-domains-b.js";
 import { composeRequest, composeTool, spokenList, type ComposedTool, type Domain } from "./composed-tools.js";
-import { answer, call, lastResult } from "./replies.js";
+import { answer, call, resultAnswer } from "./replies.js";
 
 /**
  * Recipes over composed tools (composed-tools.ts), offered one to three at a
@@ -42,11 +42,11 @@ export function composedRecipes(weights: { call: number; unserved: number }): Re
           tools: offered.map((composed) => composed.tool),
           turns: [
             () => call(chosen.tool.name, args),
-            (observed) => {
-              const last = lastResult(observed);
-              const message = (last?.value as { message?: unknown } | undefined)?.message;
-              return last?.ok === true && typeof message === "string" ? answer(message) : answer(`That did not work: ${last?.error?.message ?? "the tool gave an error"}`);
-            },
+            (observed) =>
+              resultAnswer(observed, (value) => {
+                const message = (value as { message?: unknown } | undefined)?.message;
+                return typeof message === "string" ? message : undefined;
+              }),
           ],
         };
       },

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { defineTool, type Tool } from "../tools/tool.js";
 import type { SeededRandom } from "./random.js";
 import type { Recipe } from "./recipes.js";
-import { answer, call, lastResult } from "./replies.js";
+import { answer, call, resultAnswer } from "./replies.js";
 
 /**
  * The user's own tools: functions a person or another program hands botpsy
@@ -370,10 +370,7 @@ export function ownToolRecipes(family: readonly OwnTool[], ids: { call: string; 
           tools: offered(random, own, family),
           turns: [
             () => call(own.tool.name, args),
-            (observed) => {
-              const last = lastResult(observed);
-              return last?.ok === true ? answer(done(last.value)) : answer(`That did not work: ${last?.error?.message ?? "the tool gave an error"}`);
-            },
+            (observed) => resultAnswer(observed, done),
           ],
         };
       },

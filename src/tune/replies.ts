@@ -15,6 +15,13 @@ export function lastResult(observed: readonly ObservedResult[]): ObservedResult 
   return observed[observed.length - 1];
 }
 
+/** The answer after a single call: the recipe's sentence for a good result, else the tool's own error. */
+export function resultAnswer(observed: readonly ObservedResult[], describe: (value: unknown) => string | undefined): ScriptedReply {
+  const last = lastResult(observed);
+  const text = last?.ok === true ? describe(last.value) : undefined;
+  return answer(text ?? `That did not work: ${last?.error?.message ?? "the tool gave an error"}`);
+}
+
 export function capitalise(text: string): string {
   return text.length === 0 ? text : `${text[0]!.toUpperCase()}${text.slice(1)}`;
 }

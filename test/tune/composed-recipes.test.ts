@@ -72,6 +72,8 @@ describe("v7's composed recipes", () => {
       expect(dated.kind, `${instance.request} ${JSON.stringify(call.arguments)}`).toBe("unchanged");
       const done = instance.turns[1]!([{ name: call.name, arguments: call.arguments, ok: true, value }]) as { text: string };
       expect(done.text).toBe(value.message);
+      const failed = instance.turns[1]!([{ name: call.name, arguments: call.arguments, ok: false, error: { code: "unavailable", message: "The service is closed today." } }]) as { text: string };
+      expect(failed.text).toBe("That did not work: The service is closed today.");
     }
   });
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { DOMAINS_A } from "../../src/tune/composed-domains-a.js";
 import { DOMAINS_B } from "../../src/tune/composed-domains-b.js";
+import { COMPOSED_DOMAINS } from "../../src/tune/composed-recipes.js";
 import { composeRequest, composeTool, type Slot } from "../../src/tune/composed-tools.js";
 import { SeededRandom } from "../../src/tune/random.js";
 
@@ -10,15 +12,15 @@ function copied(slot: Slot): boolean {
   return slot.schema instanceof z.ZodString || (slot.schema instanceof z.ZodArray && slot.schema.element instanceof z.ZodString);
 }
 
-describe("DOMAINS_B", () => {
-  it("has fourteen domains with distinct tool names", () => {
+describe("COMPOSED_DOMAINS", () => {
+  it("holds both files' domains, 17 and 14", () => {
+    expect(DOMAINS_A).toHaveLength(17);
     expect(DOMAINS_B).toHaveLength(14);
-    const names = DOMAINS_B.flatMap((domain) => domain.names);
-    expect(new Set(names).size).toBe(names.length);
+    expect(COMPOSED_DOMAINS).toEqual([...DOMAINS_A, ...DOMAINS_B]);
   });
 
   it("composes requests whose arguments fit the schema and are written in the request", () => {
-    for (const domain of DOMAINS_B) {
+    for (const domain of COMPOSED_DOMAINS) {
       for (let seed = 1; seed <= 20; seed++) {
         const random = new SeededRandom(seed);
         const composed = composeTool(domain, random);
